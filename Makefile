@@ -1,0 +1,49 @@
+# The two commands of the README:
+#   make run   - install what is missing, build, generate dev certs, serve the shipped policies
+#                over TLS on https://127.0.0.1:8443
+#   make test  - install what is missing, build (release and ASan+UBSan), run every test
+JOBS ?= $(shell nproc)
+RELEASE := build/release
+ASAN := build/asan
+BIN := $(RELEASE)/bin/gpu-admission
+LISTEN ?= 127.0.0.1:8443
+
+.PHONY: deps build build-asan run test test-release test-asan policy-test bench certs format clean
+
+deps:
+	@bash .ci/install-deps
+
+build: deps
+	cmake -S . -B $(RELEASE) -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build $(RELEASE) -j $(JOBS)
+
+build-asan: deps
+	cmake -S . -B $(ASAN) -DCMAKE_BUILD_TYPE=Debug -DGPUA_SANITIZE=ON -DGPUA_BENCHMARKS=OFF >/dev/null
+	cmake --build $(ASAN) -j $(JOBS)
+
+certs: deps
+	@test -f certs/out/server.crt || bash certs/gen-dev-certs.sh
+
+run: build certs
+	$(BIN) serve --policies policies --tls-cert certs/out/server.crt --tls-key certs/out/server.key --listen $(LISTEN)
+
+test-release: build
+	ctest --test-dir $(RELEASE) --output-on-failure -j $(JOBS)
+
+test-asan: build-asan
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --test-dir $(ASAN) --output-on-failure -j $(JOBS)
+
+policy-test: build
+	$(BIN) test policy-tests
+
+test: test-release test-asan policy-test
+
+bench: build
+	bash webhook/bench/run-all.sh
+
+format:
+	find webhook -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i
+
+clean:
+	rm -rf build

@@ -1,0 +1,23 @@
+// One RFC 6902 JSON Patch operation, valid against the apiserver's evanphx/json-patch v4 rules.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace gpua::engine {
+
+struct PatchOp {
+  enum class Kind { Add, Remove, Replace } kind = Kind::Add;
+  std::string path;       // JSON Pointer, tokens already escaped (~0, ~1)
+  std::string valueJson;  // serialized JSON value; empty for Remove
+};
+
+using Patch = std::vector<PatchOp>;
+
+// Escapes one JSON Pointer reference token: '~' -> "~0", then '/' -> "~1".
+std::string escapePointerToken(std::string_view token);
+
+// Serializes the patch as a JSON array: [{"op":"add","path":...,"value":...},...].
+std::string serializePatch(const Patch& patch);
+
+}  // namespace gpua::engine

@@ -1,0 +1,30 @@
+// Live cluster state as the engine sees it: namespace labels and GPU usage. Built by the
+// cluster watch client (or from a pods.json file for the CLI) and handed over as an immutable
+// snapshot; the engine only reads it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "policy/label_selector.hpp"
+
+namespace gpua::engine {
+
+struct NamespaceUsage {
+  double gpuEquivalents = 0;                      // all GPU resources together
+  std::map<std::string, double> byClass;          // class name -> GPU-equivalents
+  std::map<std::string, int64_t> byResource;      // resource name -> units in use
+};
+
+struct UsageSnapshot {
+  // False when no live usage is known (API unreachable, not yet synced, or no cluster client):
+  // quota checks then follow PolicySet::quotaUnavailable.
+  bool available = false;
+  std::string unavailableReason;  // for messages: "Kubernetes API unreachable: ..."
+  std::map<std::string, NamespaceUsage, std::less<>> namespaces;
+  // Labels of every namespace the cluster client knows, for quota and rollout selectors.
+  std::map<std::string, policy::Labels, std::less<>> namespaceLabels;
+};
+
+}  // namespace gpua::engine

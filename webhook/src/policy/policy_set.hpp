@@ -1,0 +1,181 @@
+// The validated, immutable policy model. The loader (policy/loader.hpp) builds it from YAML and
+// resolves every cross-reference up front, so the engine never has to look anything up by name
+// or second-guess a field: if a PolicySet exists, it is consistent.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "policy/label_selector.hpp"
+
+namespace gpua::policy {
+
+// How a pool's GPUs are handed out.
+enum class Sharing { Exclusive, Mig, TimeSlicing, Mps };
+
+// What happens when a rule is violated.
+//   Enforce: deny.  Warn: admit with a warning.  Audit: admit silently, record in audit annotations.
+enum class Mode { Enforce, Warn, Audit };
+
+// A node taint of a pool; the engine adds a matching toleration. An empty `value` is tolerated
+// with operator Exists, otherwise with operator Equal.
+struct Taint {
+  std::string key;
+  std::string value;
+  std::string effect;  // NoSchedule | PreferNoSchedule | NoExecute, or empty (= any effect)
+};
+
+// A GPU node pool.
+struct Pool {
+  std::string name;
+  std::string gpu;  // key into the built-in GPU model table (policy/gpu_models.hpp), e.g. "H100-80GB"
+  Sharing sharing = Sharing::Exclusive;
+  std::vector<std::string> migProfiles;  // sharing == Mig: the profiles the pool's nodes expose
+  int replicas = 1;                      // sharing == TimeSlicing | Mps: replicas per GPU
+  // The extended resource this pool's GPUs are advertised under when not MIG:
+  // "nvidia.com/gpu" (default) or e.g. "nvidia.com/gpu.shared" (renameByDefault: true).
+  std::string resource = "nvidia.com/gpu";
+  std::map<std::string, std::string> nodeSelector;  // ANDed into required node affinity (In)
+  std::vector<Taint> taints;
+  std::optional<std::string> runtimeClassName;  // set on the pod when absent
+};
+
+// One matching rule; every field that is set must hold (AND). An empty rule is rejected by the
+// loader ("empty matcher").
+struct MatchRule {
+  std::map<std::string, std::string> labels;       // pod label key == value
+  std::vector<std::string> labelKeys;              // pod has the label key (any value)
+  std::map<std::string, std::string> annotations;  // pod annotation key == value
+  std::vector<std::string> annotationKeys;         // pod has the annotation key
+  std::optional<NamespaceSelector> namespaces;     // the pod's namespace (name and labels)
+  std::vector<std::string> ownerKinds;             // any ownerReferences[].kind equals one of these
+  std::vector<std::string> schedulerNames;         // spec.schedulerName (unset = "default-scheduler")
+  // Any container/initContainer requests or limits key equals one of these; a trailing '*' makes
+  // the entry a prefix ("nvidia.com/gpumem*").
+  std::vector<std::string> resources;
+
+  bool empty() const {
+    return labels.empty() && labelKeys.empty() && annotations.empty() && annotationKeys.empty() &&
+           !namespaces && ownerKinds.empty() && schedulerNames.empty() && resources.empty();
+  }
+};
+
+// A class's `match`: true when any rule of `any` holds (or `any` is empty) and every rule of
+// `all` holds. The loader guarantees at least one rule overall.
+struct Matcher {
+  std::vector<MatchRule> any;
+  std::vector<MatchRule> all;
+};
+
+// Whether pods of a class must, may or must not ask for GPUs.
+enum class GpuRequest { Required, Optional, Forbidden };
+
+struct GpuSizing {
+  GpuRequest request = GpuRequest::Required;
+  std::optional<int64_t> maxPerPod;        // in units of the class's resource
+  std::optional<int64_t> maxPerContainer;  // in units of the class's resource
+  std::optional<std::string> migProfile;   // e.g. "2g.20gb"; implies MIG pools
+};
+
+struct WorkloadClass {
+  std::string name;
+  Matcher match;
+  // Namespaces allowed to use this class. A pod that matches the class from another namespace
+  // is denied (the label is a hint a user can set; policy decides who may use it).
+  std::optional<NamespaceSelector> allowedNamespaces;
+  std::vector<std::string> pools;  // pool names, all present in PolicySet::pools (loader-checked)
+  std::optional<std::string> priorityClassName;
+  bool overridePriorityClass = false;  // replace a user-chosen priorityClassName
+  // Priority classes a user may name on pods of this class (besides priorityClassName and the
+  // global default). Empty = any class not starting with "system-".
+  std::vector<std::string> allowedPriorityClasses;
+  GpuSizing gpus;
+  std::optional<int64_t> maxRunSeconds;  // -> spec.activeDeadlineSeconds (set or lowered)
+
+  // ---- resolved by the loader ----
+  // The extended resource the class's GPU requests are rewritten to: "nvidia.com/gpu",
+  // "nvidia.com/mig-2g.20gb", "nvidia.com/gpu.shared"... Empty when gpus.request == Forbidden.
+  std::string resolvedResource;
+  // GPU-equivalents one unit of resolvedResource is worth (1, 2/7, 1/4...).
+  double gpuEquivalentPerUnit = 1.0;
+  // True when the resolved resource is a time-slice/MPS unit: more than one per container buys
+  // no compute and is denied.
+  bool sharedResource = false;
+};
+
+// What to do with a GPU pod that matches no class.
+struct UnclassifiedGpuPods {
+  enum class Action { Deny, Allow, AssignClass } action = Action::Deny;
+  std::string className;  // Action::AssignClass
+  std::size_t classIndex = 0;  // resolved index into PolicySet::classes
+};
+
+// Pods other systems own (Kueue, HAMi, another scheduler...).
+struct SkipRule {
+  std::string name;
+  MatchRule match;
+  enum class Action { Skip, ValidateOnly } action = Action::Skip;
+};
+
+struct Quota {
+  std::string name;
+  NamespaceSelector namespaces;
+  // Shared: one budget for all matching namespaces together (a team).
+  // PerNamespace: each matching namespace has its own budget of this size.
+  enum class Scope { Shared, PerNamespace } scope = Scope::Shared;
+  std::optional<double> gpuEquivalents;          // total across all GPU resources
+  std::map<std::string, double> perClass;        // class name -> GPU-equivalents
+  std::map<std::string, int64_t> perResource;    // resource name -> units (e.g. nvidia.com/gpu: 8)
+};
+
+struct RolloutRule {
+  std::optional<NamespaceSelector> namespaces;  // absent = every namespace (a catch-all)
+  Mode mode = Mode::Enforce;
+};
+
+// A custom resource kind whose embedded pod templates the engine validates at `kubectl apply`.
+// Paths are dot-separated object keys from the object root; '*' matches every key of a map or
+// every element of an array. E.g. "spec.pytorchReplicaSpecs.*.template".
+struct TemplateKind {
+  std::string apiGroup;  // "kubeflow.org"; "" for core, "apps", "batch" as in Kubernetes
+  std::string kind;      // "PyTorchJob"
+  std::vector<std::string> templatePaths;
+};
+
+// When live usage is unavailable (API server unreachable, not synced yet).
+enum class QuotaUnavailable { FailOpen, FailClosed };
+
+struct PolicySet {
+  std::string name;      // metadata.name of the first file's GpuPolicy (or joined names)
+  std::string revision;  // content hash of all loaded files, stable for identical inputs
+  std::vector<std::string> sourceFiles;
+
+  NamespaceSelector exemptNamespaces;  // names and/or labels; empty = none exempt
+  bool hasExemptions = false;
+  std::vector<Pool> pools;
+  std::vector<WorkloadClass> classes;  // in order: first match wins
+  UnclassifiedGpuPods unclassifiedGpuPods;
+  std::vector<SkipRule> skip;
+  std::vector<Quota> quotas;
+  std::vector<RolloutRule> rollout;  // first match wins; no match = Enforce
+  std::vector<TemplateKind> templateKinds;
+  // The cluster's globalDefault PriorityClass name: a pod carrying it did not choose it.
+  std::optional<std::string> globalDefaultPriorityClass;
+  QuotaUnavailable quotaUnavailable = QuotaUnavailable::FailOpen;
+
+  const Pool* findPool(std::string_view n) const {
+    for (const auto& p : pools)
+      if (p.name == n) return &p;
+    return nullptr;
+  }
+  const WorkloadClass* findClass(std::string_view n) const {
+    for (const auto& c : classes)
+      if (c.name == n) return &c;
+    return nullptr;
+  }
+};
+
+}  // namespace gpua::policy
