@@ -28,3 +28,19 @@ struct UsageSnapshot {
 };
 
 }  // namespace gpua::engine
+
+#include <memory>
+
+namespace gpua::engine {
+
+// Where the server gets the current snapshot from (the cluster watch client, a file, or a fixed
+// empty snapshot). Implementations swap snapshots atomically; current() never blocks for long.
+class UsageSource {
+ public:
+  virtual ~UsageSource() = default;
+  virtual std::shared_ptr<const UsageSnapshot> current() const = 0;
+  // False until the first full list has completed (drives /readyz).
+  virtual bool synced() const = 0;
+};
+
+}  // namespace gpua::engine

@@ -1,0 +1,31 @@
+// AdmissionReview v1 <-> engine. The server and the CLI's `review` both call review(), so a
+// policy author sees exactly what the apiserver would get.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "engine/decision.hpp"
+#include "engine/usage.hpp"
+#include "policy/policy_set.hpp"
+
+namespace gpua::admission {
+
+// /mutate answers with the patch (and warnings, and a denial when enforced); /validate answers
+// with the verdict and never a patch; Both does everything in one response.
+enum class Endpoint { Mutate, Validate, Both };
+
+struct ReviewResult {
+  int httpStatus = 200;   // 200 for every well-formed AdmissionReview; 4xx for bad input
+  std::string body;       // the AdmissionReview response JSON, or a one-line error for 4xx
+  std::string errorKind;  // when httpStatus != 200, a stable id for metrics ("invalid-json"...)
+  // Request facts for logs and metrics (empty when unparsable).
+  std::string uid, namespaceName, name, kind, operation;
+  std::optional<engine::Decision> decision;  // set when the engine ran
+};
+
+ReviewResult review(std::string_view requestBody, Endpoint endpoint,
+                    const policy::PolicySet& policy, const engine::UsageSnapshot& usage);
+
+}  // namespace gpua::admission
