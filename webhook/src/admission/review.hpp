@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "engine/decide.hpp"
 #include "engine/decision.hpp"
 #include "engine/usage.hpp"
 #include "policy/policy_set.hpp"
@@ -22,10 +23,27 @@ struct ReviewResult {
   std::string errorKind;  // when httpStatus != 200, a stable id for metrics ("invalid-json"...)
   // Request facts for logs and metrics (empty when unparsable).
   std::string uid, namespaceName, name, kind, operation;
+  std::string group;     // request.kind.group ("" for core, "apps", "batch"...)
+  std::string userName;  // request.userInfo.username
+  bool dryRun = false;
   std::optional<engine::Decision> decision;  // set when the engine ran
 };
 
+// Never throws for bad input: 4xx with errorKind. An exception from the engine becomes
+// httpStatus 500, errorKind "internal-error" and a message naming the uid, so the apiserver's
+// failurePolicy decides.
 ReviewResult review(std::string_view requestBody, Endpoint endpoint,
                     const policy::PolicySet& policy, const engine::UsageSnapshot& usage);
+
+// engine::decide's signature. The overload below exists so the CLI (and tests) can put another
+// decision function behind the same codec, e.g. one that records or fails.
+using DecideFn = engine::Decision (*)(const rapidjson::Value& object,
+                                      const engine::RequestContext& context,
+                                      const policy::PolicySet& policy,
+                                      const engine::UsageSnapshot& usage);
+
+ReviewResult review(std::string_view requestBody, Endpoint endpoint,
+                    const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
+                    DecideFn decide);
 
 }  // namespace gpua::admission

@@ -1,0 +1,52 @@
+#include "admission/audit_annotations.hpp"
+
+#include "admission/text_sanitizer.hpp"
+
+namespace gpua::admission {
+
+namespace {
+
+constexpr std::size_t kMaxAuditValueBytes = 1024;  // audit events are not a place for essays
+
+bool isAlnum(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+bool isKeyChar(char c) {
+  return isAlnum(c) || c == '-' || c == '_' || c == '.';
+}
+
+}  // namespace
+
+bool isValidAuditAnnotationKey(std::string_view key) {
+  if (key.empty() || key.size() > kMaxAuditKeyBytes) return false;
+  if (!isAlnum(key.front()) || !isAlnum(key.back())) return false;
+  for (char c : key)
+    if (!isKeyChar(c)) return false;
+  return true;
+}
+
+std::string sanitizeAuditAnnotationKey(std::string_view key) {
+  std::string out;
+  out.reserve(key.size());
+  for (char c : key) out.push_back(isKeyChar(c) ? c : '-');
+  std::size_t begin = 0;
+  while (begin < out.size() && !isAlnum(out[begin])) ++begin;
+  out.erase(0, begin);
+  if (out.size() > kMaxAuditKeyBytes) out.resize(kMaxAuditKeyBytes);
+  while (!out.empty() && !isAlnum(out.back())) out.pop_back();
+  return out;
+}
+
+std::map<std::string, std::string> sanitizeAuditAnnotations(
+    const std::map<std::string, std::string>& annotations) {
+  std::map<std::string, std::string> out;
+  for (const auto& [key, value] : annotations) {
+    std::string k = sanitizeAuditAnnotationKey(key);
+    if (k.empty()) continue;
+    out.try_emplace(std::move(k), sanitizeLine(value, kMaxAuditValueBytes));
+  }
+  return out;
+}
+
+}  // namespace gpua::admission

@@ -1,0 +1,81 @@
+#include "admission/base64.hpp"
+
+#include <array>
+#include <cstdint>
+
+namespace gpua::admission {
+
+namespace {
+
+constexpr char kAlphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+constexpr std::array<int8_t, 256> makeDecodeTable() {
+  std::array<int8_t, 256> table{};
+  for (auto& v : table) v = -1;
+  for (int i = 0; i < 64; ++i)
+    table[static_cast<unsigned char>(kAlphabet[i])] = static_cast<int8_t>(i);
+  return table;
+}
+
+constexpr auto kDecode = makeDecodeTable();
+
+}  // namespace
+
+void base64Append(std::string& out, std::string_view bytes) {
+  const auto* in = reinterpret_cast<const unsigned char*>(bytes.data());
+  const std::size_t n = bytes.size();
+  const std::size_t start = out.size();
+  // Size once, then write through a raw pointer: no per-character capacity checks.
+  out.resize(start + (n + 2) / 3 * 4);
+  char* o = out.data() + start;
+  std::size_t i = 0;
+  for (; i + 3 <= n; i += 3) {
+    const uint32_t v = (uint32_t{in[i]} << 16) | (uint32_t{in[i + 1]} << 8) | in[i + 2];
+    *o++ = kAlphabet[(v >> 18) & 63];
+    *o++ = kAlphabet[(v >> 12) & 63];
+    *o++ = kAlphabet[(v >> 6) & 63];
+    *o++ = kAlphabet[v & 63];
+  }
+  if (const std::size_t rest = n - i; rest > 0) {
+    uint32_t v = uint32_t{in[i]} << 16;
+    if (rest == 2) v |= uint32_t{in[i + 1]} << 8;
+    *o++ = kAlphabet[(v >> 18) & 63];
+    *o++ = kAlphabet[(v >> 12) & 63];
+    *o++ = rest == 2 ? kAlphabet[(v >> 6) & 63] : '=';
+    *o++ = '=';
+  }
+}
+
+std::string base64Encode(std::string_view bytes) {
+  std::string out;
+  base64Append(out, bytes);
+  return out;
+}
+
+std::optional<std::string> base64Decode(std::string_view text) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  std::string out;
+  out.reserve(text.size() / 4 * 3);
+  for (std::size_t i = 0; i < text.size(); i += 4) {
+    const bool last = i + 4 == text.size();
+    int pad = 0;
+    uint32_t v = 0;
+    for (std::size_t j = 0; j < 4; ++j) {
+      const char c = text[i + j];
+      if (c == '=' && last && j >= 2) {
+        ++pad;
+        v <<= 6;
+        continue;
+      }
+      const int8_t d = kDecode[static_cast<unsigned char>(c)];
+      if (d < 0 || pad > 0) return std::nullopt;  // data after padding is malformed
+      v = (v << 6) | static_cast<uint32_t>(d);
+    }
+    out.push_back(static_cast<char>((v >> 16) & 0xff));
+    if (pad < 2) out.push_back(static_cast<char>((v >> 8) & 0xff));
+    if (pad < 1) out.push_back(static_cast<char>(v & 0xff));
+  }
+  return out;
+}
+
+}  // namespace gpua::admission

@@ -1,0 +1,167 @@
+#include "admission/request_parser.hpp"
+
+#include <rapidjson/error/en.h>
+
+#include <cstring>
+
+#include "admission/json_depth.hpp"
+
+namespace gpua::admission {
+
+namespace {
+
+constexpr std::string_view kApiVersion = "admission.k8s.io/v1";
+constexpr std::string_view kReviewKind = "AdmissionReview";
+
+using rapidjson::Value;
+
+const Value* member(const Value& v, const char* key) {
+  if (!v.IsObject()) return nullptr;
+  auto it = v.FindMember(key);
+  return it == v.MemberEnd() ? nullptr : &it->value;
+}
+
+// The string at `key`, or nullopt when absent or not a string.
+std::optional<std::string_view> stringAt(const Value& v, const char* key) {
+  const Value* m = member(v, key);
+  if (m == nullptr || !m->IsString()) return std::nullopt;
+  return std::string_view(m->GetString(), m->GetStringLength());
+}
+
+std::string stringOr(const Value& v, const char* key, std::string_view fallback = {}) {
+  return std::string(stringAt(v, key).value_or(fallback));
+}
+
+// Quotes a caller-supplied value for a message, cut short so a message stays one short line.
+std::string quoted(std::optional<std::string_view> s) {
+  if (!s) return "(missing)";
+  std::string out = "\"";
+  for (char c : s->substr(0, 64)) out.push_back(static_cast<unsigned char>(c) < 0x20 ? '?' : c);
+  return out + (s->size() > 64 ? "...\"" : "\"");
+}
+
+RequestError error(std::string kind, std::string message) {
+  return RequestError{std::move(kind), std::move(message)};
+}
+
+std::optional<RequestError> checkEnvelope(const Value& root) {
+  if (!root.IsObject()) return error("not-object", "AdmissionReview must be a JSON object");
+  const auto apiVersion = stringAt(root, "apiVersion");
+  if (apiVersion != kApiVersion)
+    return error("wrong-api-version", "apiVersion " + quoted(apiVersion) +
+                                          " is not served; send admission.k8s.io/v1 "
+                                          "(admissionReviewVersions: [v1])");
+  const auto kind = stringAt(root, "kind");
+  if (kind != kReviewKind)
+    return error("wrong-kind", "kind " + quoted(kind) + " is not AdmissionReview");
+  const Value* request = member(root, "request");
+  if (request == nullptr || !request->IsObject())
+    return error("missing-request", "AdmissionReview has no request object");
+  const auto uid = stringAt(*request, "uid");
+  if (!uid || uid->empty()) return error("missing-uid", "request.uid is missing or empty");
+  return std::nullopt;
+}
+
+std::string objectName(const AdmissionRequest& r) {
+  if (r.object == nullptr) return {};
+  const Value* meta = member(*r.object, "metadata");
+  if (meta == nullptr) return {};
+  std::string name = stringOr(*meta, "name");
+  return name.empty() ? stringOr(*meta, "generateName") : name;
+}
+
+std::string objectNamespace(const AdmissionRequest& r) {
+  if (r.object == nullptr) return {};
+  const Value* meta = member(*r.object, "metadata");
+  return meta == nullptr ? std::string() : stringOr(*meta, "namespace");
+}
+
+std::optional<RequestError> checkObject(const AdmissionRequest& r, const Value* object) {
+  const bool needsObject = r.operation == "CREATE" || r.operation == "UPDATE";
+  if (needsObject && (object == nullptr || !object->IsObject()))
+    return error("missing-object",
+                 r.operation + " request for uid " + r.uid + " has no request.object");
+  if (r.group.empty() && r.kind == "Pod" && r.subResource.empty() && object != nullptr &&
+      object->IsObject() && member(*object, "kind") != nullptr) {
+    const auto objectKind = stringAt(*object, "kind");
+    if (objectKind != "Pod")
+      return error("object-not-pod",
+                   "request.kind is Pod but request.object.kind is " + quoted(objectKind));
+  }
+  return std::nullopt;
+}
+
+void fillContext(AdmissionRequest& r, const Value& request, const engine::UsageSnapshot& usage) {
+  auto& c = r.context;
+  c.operation = r.operation;
+  c.group = r.group;
+  c.kind = r.kind;
+  c.namespaceName = stringOr(request, "namespace");
+  if (c.namespaceName.empty()) c.namespaceName = objectNamespace(r);
+  if (auto it = usage.namespaceLabels.find(c.namespaceName); it != usage.namespaceLabels.end())
+    c.namespaceLabels = it->second;
+  if (const Value* user = member(request, "userInfo")) c.userName = stringOr(*user, "username");
+  const Value* dryRun = member(request, "dryRun");
+  c.dryRun = dryRun != nullptr && dryRun->IsBool() && dryRun->GetBool();
+}
+
+bool isBuiltinWorkload(std::string_view group, std::string_view kind) {
+  if (group == "apps")
+    return kind == "Deployment" || kind == "StatefulSet" || kind == "DaemonSet" ||
+           kind == "ReplicaSet";
+  if (group == "batch") return kind == "Job" || kind == "CronJob";
+  return false;
+}
+
+}  // namespace
+
+std::optional<RequestError> parseJsonInSitu(std::string& buffer, rapidjson::Document& doc) {
+  if (buffer.find_first_not_of(" \t\r\n") == std::string::npos)
+    return error("invalid-json", "empty request body");
+  // In-situ parsing stops at a NUL; one in the body would hide trailing garbage.
+  if (const void* nul = std::memchr(buffer.data(), '\0', buffer.size()))
+    return error("invalid-json", "invalid JSON at byte offset " +
+                                     std::to_string(static_cast<const char*>(nul) - buffer.data()) +
+                                     ": NUL byte in body");
+  if (exceedsJsonDepth(buffer))
+    return error("too-deep",
+                 "JSON nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  doc.ParseInsitu<rapidjson::kParseDefaultFlags>(buffer.data());
+  if (doc.HasParseError())
+    return error("invalid-json", "invalid JSON at byte offset " +
+                                     std::to_string(doc.GetErrorOffset()) + ": " +
+                                     rapidjson::GetParseError_En(doc.GetParseError()));
+  return std::nullopt;
+}
+
+std::variant<AdmissionRequest, RequestError> readAdmissionRequest(
+    const rapidjson::Value& root, const engine::UsageSnapshot& usage) {
+  if (auto e = checkEnvelope(root)) return *e;
+  const Value& request = *member(root, "request");
+  AdmissionRequest r;
+  r.uid = stringOr(request, "uid");
+  r.operation = stringOr(request, "operation");
+  if (const Value* kind = member(request, "kind")) {
+    r.group = stringOr(*kind, "group");
+    r.kind = stringOr(*kind, "kind");
+  }
+  r.subResource = stringOr(request, "subResource");
+  const Value* object = member(request, "object");
+  if (auto e = checkObject(r, object)) return *e;
+  if (object != nullptr && object->IsObject()) r.object = object;
+  r.name = stringOr(request, "name");
+  if (r.name.empty()) r.name = objectName(r);
+  fillContext(r, request, usage);
+  return r;
+}
+
+bool routesToEngine(const AdmissionRequest& r, const policy::PolicySet& policy) {
+  if (r.operation != "CREATE" || !r.subResource.empty() || r.object == nullptr) return false;
+  if (r.group.empty() && r.kind == "Pod") return true;
+  if (isBuiltinWorkload(r.group, r.kind)) return true;
+  for (const auto& t : policy.templateKinds)
+    if (t.apiGroup == r.group && t.kind == r.kind) return true;
+  return false;
+}
+
+}  // namespace gpua::admission

@@ -1,0 +1,128 @@
+#include "admission/response_writer.hpp"
+
+#include <rapidjson/writer.h>
+
+#include "admission/audit_annotations.hpp"
+#include "admission/base64.hpp"
+#include "admission/text_sanitizer.hpp"
+#include "admission/warnings.hpp"
+#include "engine/patch_op.hpp"
+
+namespace gpua::admission {
+
+namespace {
+
+// rapidjson output stream appending to a std::string we reserved up front.
+struct StringSink {
+  using Ch = char;
+  std::string& out;
+  void Put(char c) { out.push_back(c); }
+  void Flush() {}
+};
+
+using JsonWriter = rapidjson::Writer<StringSink>;
+
+void key(JsonWriter& w, std::string_view k) {
+  w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
+}
+
+void string(JsonWriter& w, std::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+bool carriesPatch(const engine::Decision& d, Endpoint endpoint) {
+  return endpoint != Endpoint::Validate && d.allowed() && !d.patch.empty();
+}
+
+void writeStatus(JsonWriter& w, const engine::Denial& denial) {
+  key(w, "status");
+  w.StartObject();
+  key(w, "code");
+  w.Int(denial.code);
+  key(w, "reason");
+  string(w, denial.reason.empty() ? std::string_view("Forbidden") : denial.reason);
+  key(w, "message");
+  string(w, sanitizeLine(denial.message, kMaxDenialMessageBytes));
+  w.EndObject();
+}
+
+void writePatch(JsonWriter& w, const engine::Patch& patch) {
+  key(w, "patchType");
+  string(w, "JSONPatch");
+  key(w, "patch");
+  // Base64 has no characters JSON must escape: append it directly between quotes, saving a
+  // copy of a patch that may be many kilobytes. RawValue keeps the writer's state consistent.
+  std::string encoded = "\"";
+  base64Append(encoded, engine::serializePatch(patch));
+  encoded.push_back('"');
+  w.RawValue(encoded.data(), encoded.size(), rapidjson::kStringType);
+}
+
+void writeStrings(JsonWriter& w, std::string_view name, const std::vector<std::string>& items) {
+  if (items.empty()) return;
+  key(w, name);
+  w.StartArray();
+  for (const auto& s : items) string(w, s);
+  w.EndArray();
+}
+
+void writeAuditAnnotations(JsonWriter& w, const std::map<std::string, std::string>& raw) {
+  const auto annotations = sanitizeAuditAnnotations(raw);
+  if (annotations.empty()) return;
+  key(w, "auditAnnotations");
+  w.StartObject();
+  for (const auto& [k, v] : annotations) {
+    key(w, k);
+    string(w, v);
+  }
+  w.EndObject();
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : "; ") + s;
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> warningsFor(const engine::Decision& d, Endpoint endpoint) {
+  if (endpoint != Endpoint::Validate || d.patch.empty()) return sanitizeWarnings(d.warnings);
+  std::vector<std::string> out;
+  if (d.mode == policy::Mode::Warn)
+    for (const auto& v : d.violations) out.push_back(v.message);
+  out.push_back(
+      "gpu-admission: the mutating webhook did not run; changes not applied: " +
+      (d.changes.empty() ? std::to_string(d.patch.size()) + " patch op(s)" : joined(d.changes)));
+  return sanitizeWarnings(out);
+}
+
+std::string writeResponse(std::string_view uid, const engine::Decision* decision,
+                          Endpoint endpoint) {
+  std::string out;
+  out.reserve(256 + (decision != nullptr ? decision->patch.size() * 160 : 0));
+  StringSink sink{out};
+  JsonWriter w(sink);
+  w.StartObject();
+  key(w, "apiVersion");
+  string(w, "admission.k8s.io/v1");
+  key(w, "kind");
+  string(w, "AdmissionReview");
+  key(w, "response");
+  w.StartObject();
+  key(w, "uid");
+  string(w, uid);
+  key(w, "allowed");
+  w.Bool(decision == nullptr || decision->allowed());
+  if (decision != nullptr) {
+    if (decision->denial) writeStatus(w, *decision->denial);
+    if (carriesPatch(*decision, endpoint)) writePatch(w, decision->patch);
+    writeStrings(w, "warnings", warningsFor(*decision, endpoint));
+    writeAuditAnnotations(w, decision->auditAnnotations);
+  }
+  w.EndObject();
+  w.EndObject();
+  return out;
+}
+
+}  // namespace gpua::admission

@@ -1,0 +1,30 @@
+// Decision -> AdmissionReview v1 response JSON, exactly as DESIGN.md section 3 describes:
+// HTTP 200 always, denial as allowed:false + status{403, Forbidden}, patch as padded base64.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "admission/review.hpp"
+#include "engine/decision.hpp"
+
+namespace gpua::admission {
+
+// Limit for a denial's status.message; kubectl prints it in one line after the webhook's name.
+inline constexpr std::size_t kMaxDenialMessageBytes = 2048;
+
+// The warnings an endpoint returns for a decision (sanitized and budgeted).
+//  - Mutate and Both: the engine's warnings (what changed, warn-mode violations).
+//  - Validate: the engine's warnings when the pod needs no change (the mutating webhook already
+//    ran: its warnings about changes are identical and the apiserver drops identical warning
+//    texts). When the pod still needs changes, the mutating webhook was skipped (failurePolicy
+//    Ignore, matchConditions): warnings that claim a change would lie, so /validate reports the
+//    warn-mode violations and one note listing the changes that were not applied.
+std::vector<std::string> warningsFor(const engine::Decision& decision, Endpoint endpoint);
+
+// `decision` null: admitted unchanged (a request the engine does not look at).
+std::string writeResponse(std::string_view uid, const engine::Decision* decision,
+                          Endpoint endpoint);
+
+}  // namespace gpua::admission

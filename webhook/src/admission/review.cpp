@@ -1,0 +1,82 @@
+#include "admission/review.hpp"
+
+#include <exception>
+
+#include "admission/request_parser.hpp"
+#include "admission/response_writer.hpp"
+#include "admission/text_sanitizer.hpp"
+
+namespace gpua::admission {
+
+namespace {
+
+// Per-thread arena for the parsed document: a typical pod review fits, so the hot path makes
+// no allocation for JSON values; bigger bodies spill into heap chunks freed after the request.
+constexpr std::size_t kArenaBytes = 64 * 1024;
+alignas(16) thread_local char tArena[kArenaBytes];
+
+// RapidJSON's SSE2 whitespace skipping loads 16 aligned bytes at a time and may read past the
+// terminating NUL; keep that read inside our allocation.
+constexpr std::size_t kSimdPadding = 32;
+
+ReviewResult& fail(ReviewResult& r, int status, RequestError e) {
+  r.httpStatus = status;
+  r.errorKind = std::move(e.kind);
+  r.body = std::move(e.message);
+  return r;
+}
+
+void recordFacts(ReviewResult& r, const AdmissionRequest& req) {
+  r.uid = req.uid;
+  r.namespaceName = req.context.namespaceName;
+  r.name = req.name;
+  r.kind = req.kind;
+  r.group = req.group;
+  r.operation = req.operation;
+  r.userName = req.context.userName;
+  r.dryRun = req.context.dryRun;
+}
+
+RequestError internalError(const std::string& uid, std::string_view what) {
+  return {"internal-error",
+          "internal error deciding request " + uid + ": " + sanitizeLine(what, 512)};
+}
+
+}  // namespace
+
+ReviewResult review(std::string_view requestBody, Endpoint endpoint,
+                    const policy::PolicySet& policy, const engine::UsageSnapshot& usage) {
+  return review(requestBody, endpoint, policy, usage, &engine::decide);
+}
+
+ReviewResult review(std::string_view requestBody, Endpoint endpoint,
+                    const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
+                    DecideFn decide) {
+  ReviewResult r;
+  std::string buffer;
+  buffer.reserve(requestBody.size() + kSimdPadding);
+  buffer.assign(requestBody);
+  // The allocator is declared before the document: the document's values live in it.
+  rapidjson::MemoryPoolAllocator<> arena(tArena, kArenaBytes);
+  rapidjson::Document doc(&arena);
+  if (auto e = parseJsonInSitu(buffer, doc)) return fail(r, 400, std::move(*e));
+
+  auto parsed = readAdmissionRequest(doc, usage);
+  if (auto* e = std::get_if<RequestError>(&parsed)) return fail(r, 400, std::move(*e));
+  const auto& req = std::get<AdmissionRequest>(parsed);
+  recordFacts(r, req);
+
+  if (routesToEngine(req, policy)) {
+    try {
+      r.decision = decide(*req.object, req.context, policy, usage);
+    } catch (const std::exception& e) {
+      return fail(r, 500, internalError(req.uid, e.what()));
+    } catch (...) {
+      return fail(r, 500, internalError(req.uid, "unknown exception"));
+    }
+  }
+  r.body = writeResponse(req.uid, r.decision ? &*r.decision : nullptr, endpoint);
+  return r;
+}
+
+}  // namespace gpua::admission
