@@ -1,0 +1,90 @@
+// Live GPU usage from the Kubernetes API: lists then watches pods and namespaces, keeps the
+// usage ledger and publishes immutable UsageSnapshots for the engine.
+//
+// Wiring (from `serve`):
+//   cluster::ClusterOptions opts;              // kubeconfig or in-cluster, timings
+//   opts.kubeconfig = flags.kubeconfig;        // empty = in-cluster service account
+//   auto usage = cluster::startClusterUsageSource(opts, [&] { return policies.current(); });
+//   ... usage->current() per request, usage->synced() for /readyz,
+//   ... usage->metrics() and usage->geSeconds() for /metrics;  usage->stop() on shutdown.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "cluster/api_config.hpp"
+#include "cluster/ledger.hpp"
+#include "cluster/metrics.hpp"
+#include "engine/usage.hpp"
+#include "policy/policy_set.hpp"
+
+namespace gpua::cluster {
+
+// The current policy (hot reloads swap it); called from the watch thread.
+using PolicyProvider = std::function<std::shared_ptr<const policy::PolicySet>()>;
+// level: "info" | "warn" | "error"; the message is one line.
+using LogSink = std::function<void(std::string_view level, std::string_view message)>;
+
+struct ClusterOptions {
+  std::string kubeconfig;  // empty = in-cluster service account
+  std::string context;     // kubeconfig context; empty = current-context
+  std::string serviceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+  // Quota checks stay live while a watch reconnects; after this long they follow
+  // PolicySet::quotaUnavailable (fail open or closed).
+  std::chrono::milliseconds unavailableGrace{30'000};
+  std::chrono::milliseconds publishInterval{50};  // snapshots are coalesced to at most one per
+  std::chrono::milliseconds backoffInitial{250};
+  std::chrono::milliseconds backoffMax{30'000};
+  std::chrono::milliseconds requestTimeout{30'000};
+  std::chrono::milliseconds watchIdleTimeout{120'000};  // bookmarks arrive about every minute
+  int watchTimeoutSeconds = 300;                        // server-side end of each watch
+  int listPageSize = 500;
+
+  SecondsClock clock;  // for GE-seconds; default steady_clock
+  LogSink log;         // default: JSON lines on stderr
+};
+
+class ClusterUsageSource final : public engine::UsageSource {
+ public:
+  ClusterUsageSource(ApiConfig api, ClusterOptions options, PolicyProvider policy,
+                     std::shared_ptr<ClusterMetrics> metrics);
+  ~ClusterUsageSource() override;
+  ClusterUsageSource(const ClusterUsageSource&) = delete;
+  ClusterUsageSource& operator=(const ClusterUsageSource&) = delete;
+
+  std::shared_ptr<const engine::UsageSnapshot> current() const override;
+  bool synced() const override { return metrics_->synced.load(); }
+
+  void start();
+  void stop();  // idempotent; joins the watch thread
+
+  const ClusterMetrics& metrics() const { return *metrics_; }
+  std::vector<GeSeconds> geSeconds();  // thread-safe
+  std::string lastError() const;
+
+ private:
+  struct Watch;
+  class Runner;
+  std::unique_ptr<Runner> runner_;
+  std::shared_ptr<ClusterMetrics> metrics_;
+  mutable std::mutex snapshotMutex_;
+  std::shared_ptr<const engine::UsageSnapshot> snapshot_;
+  friend class Runner;
+};
+
+// Loads the API configuration (kubeconfig or in-cluster; throws ClusterConfigError with a
+// message naming the file and key) and starts the watch thread. Never blocks on the network:
+// the source is unsynced (snapshot unavailable) until the first lists complete.
+std::shared_ptr<ClusterUsageSource> startClusterUsageSource(
+    const ClusterOptions& options, PolicyProvider policy,
+    std::shared_ptr<ClusterMetrics> metrics = nullptr);
+
+}  // namespace gpua::cluster
