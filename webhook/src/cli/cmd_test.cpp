@@ -1,0 +1,140 @@
+// gpu-admission test [DIR|FILE...]: runs the declarative policy cases (policy-tests/*.yaml) and
+// prints one FAIL line per broken expectation, then "N passed, M failed" as the last line.
+//
+// Exit status: 0 all passed, 1 some failed, 2 usage error or a policy that does not load.
+#include <cstdio>
+#include <filesystem>
+#include <set>
+
+#include "cli/command_registry.hpp"
+#include "cli/support_args.hpp"
+#include "cli/support_case.hpp"
+#include "cli/support_case_check.hpp"
+#include "cli/support_context.hpp"
+#include "cli/support_document.hpp"
+#include "cli/support_split.hpp"
+
+namespace gpua::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kUsage =
+    "usage: gpu-admission test [PATH...] [options]\n"
+    "\n"
+    "Runs the declarative policy cases in PATH (a directory: every *.yaml/*.yml directly inside;\n"
+    "or case files). Default PATH: policy-tests. See docs/policy-testing.md.\n"
+    "\n"
+    "  -p, --policies PATH,...  policy files or directories\n"
+    "                           (default: the 'policies' directory next to the first PATH's\n"
+    "                           directory, i.e. policy-tests/../policies)\n"
+    "      --run TEXT           only cases whose name contains TEXT\n"
+    "  -v, --verbose            print a line for passing cases too\n"
+    "\n"
+    "exit status: 0 all passed, 1 a case failed, 2 usage error or unloadable policy\n";
+
+bool isYaml(const fs::path& p) {
+  return p.extension() == ".yaml" || p.extension() == ".yml";
+}
+
+std::vector<std::string> caseFiles(const std::vector<std::string>& paths) {
+  std::vector<std::string> files;
+  for (const auto& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      std::set<std::string> sorted;
+      for (const auto& entry : fs::directory_iterator(p, ec))
+        if (entry.is_regular_file() && isYaml(entry.path())) sorted.insert(entry.path().string());
+      if (sorted.empty()) throw InputError(p + ": no *.yaml case files in this directory");
+      files.insert(files.end(), sorted.begin(), sorted.end());
+    } else if (fs::is_regular_file(p, ec)) {
+      files.push_back(p);
+    } else {
+      throw InputError(p + ": no such file or directory");
+    }
+  }
+  return files;
+}
+
+// policy-tests/ -> policies/ beside it; policy-tests/x.yaml -> the same.
+std::string defaultPolicies(const std::string& firstPath) {
+  fs::path p = fs::path(firstPath).lexically_normal();
+  std::error_code ec;
+  fs::path dir = fs::is_directory(p, ec) ? p : p.parent_path();
+  if (dir.filename().empty()) dir = dir.parent_path();  // "policy-tests/" ends in a separator
+  fs::path parent = dir.parent_path();
+  return (parent.empty() ? fs::path("policies") : parent / "policies").string();
+}
+
+struct Tally {
+  int passed = 0, failed = 0;
+};
+
+void printFailure(const std::string& where, const CheckFailure& f) {
+  std::printf("FAIL %s: %s\n", where.c_str(), f.message.c_str());
+  for (const auto& line : f.diff) std::printf("    %s\n", line.c_str());
+}
+
+void runFile(const std::string& file, const policy::PolicySet& policy, const Args& args,
+             Tally& tally) {
+  CaseFile cf;
+  try {
+    cf = loadCaseFile(file);
+  } catch (const InputError& e) {
+    // A broken case file is one failure: the rest of the suite still runs.
+    std::printf("FAIL %s\n", e.what());
+    ++tally.failed;
+    return;
+  }
+  const std::string filter = args.getOr("--run", "");
+  for (const auto& c : cf.cases) {
+    if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
+    const auto failures = checkCase(c, policy);
+    const std::string where = file + ":" + c.name;
+    for (const auto& f : failures) printFailure(where, f);
+    if (failures.empty()) {
+      ++tally.passed;
+      if (args.has("--verbose")) std::printf("ok   %s\n", where.c_str());
+    } else {
+      ++tally.failed;
+    }
+  }
+}
+
+int test(const Args& args) {
+  std::vector<std::string> paths = args.positional();
+  if (paths.empty()) paths.push_back("policy-tests");
+  const auto files = caseFiles(paths);
+  const auto policyPaths = args.has("--policies") ? splitList(*args.get("--policies"))
+                                                  : std::vector{defaultPolicies(paths.front())};
+  const auto policy = loadPolicies(policyPaths);
+  Tally tally;
+  for (const auto& f : files) runFile(f, *policy, args, tally);
+  std::printf("%d passed, %d failed\n", tally.passed, tally.failed);
+  return tally.failed > 0 ? 1 : 0;
+}
+
+int runTestCommand(int argc, char** argv) {
+  Args args({"--policies", "--run"}, {"--help", "--verbose"},
+            {{"-p", "--policies"}, {"-v", "--verbose"}, {"-h", "--help"}});
+  try {
+    args.parse(argc, argv);
+    if (args.has("--help")) {
+      std::fputs(kUsage, stdout);
+      return 0;
+    }
+    return test(args);
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "gpu-admission test: %s\n\n%s", e.what(), kUsage);
+    return 2;
+  } catch (const InputError& e) {
+    std::fprintf(stderr, "gpu-admission test: error: %s\n", e.what());
+    return 2;
+  }
+}
+
+const CommandRegistrar kTest{
+    {"test", "run the declarative policy tests (policy-tests/)", &runTestCommand}};
+
+}  // namespace
+}  // namespace gpua::cli

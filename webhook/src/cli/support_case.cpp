@@ -1,0 +1,220 @@
+#include "cli/support_case.hpp"
+
+#include <filesystem>
+#include <set>
+
+#include "cli/support_context.hpp"
+#include "cli/support_document.hpp"
+
+namespace gpua::cli {
+namespace {
+
+using rapidjson::Value;
+namespace fs = std::filesystem;
+
+// Errors carry the file and case so the author finds the spot at once.
+struct Where {
+  std::string file, caseName;
+  [[noreturn]] void fail(const std::string& what) const {
+    throw InputError(file + (caseName.empty() ? "" : ":" + caseName) + ": " + what);
+  }
+};
+
+void checkKeys(const Value& obj, const std::set<std::string>& allowed, const std::string& section,
+               const Where& w) {
+  if (!obj.IsObject()) w.fail(section + " must be a mapping");
+  for (const auto& m : obj.GetObject())
+    if (!allowed.count(m.name.GetString()))
+      w.fail("unknown key \"" + std::string(m.name.GetString()) + "\" in " + section);
+}
+
+std::string asString(const Value& v, const std::string& key, const Where& w) {
+  if (!v.IsString()) w.fail(key + " must be a string");
+  return v.GetString();
+}
+
+bool asBool(const Value& v, const std::string& key, const Where& w) {
+  if (!v.IsBool()) w.fail(key + " must be true or false");
+  return v.GetBool();
+}
+
+double asNumber(const Value& v, const std::string& key, const Where& w) {
+  if (!v.IsNumber()) w.fail(key + " must be a number");
+  return v.GetDouble();
+}
+
+// A string or a list of strings.
+std::vector<std::string> asStrings(const Value& v, const std::string& key, const Where& w) {
+  if (v.IsString()) return {v.GetString()};
+  if (!v.IsArray()) w.fail(key + " must be a string or a list of strings");
+  std::vector<std::string> out;
+  for (const auto& s : v.GetArray()) out.push_back(asString(s, key, w));
+  return out;
+}
+
+policy::Labels asLabels(const Value& v, const Where& w) {
+  if (!v.IsObject()) w.fail("namespaceLabels must be a mapping");
+  policy::Labels labels;
+  for (const auto& m : v.GetObject())
+    labels[m.name.GetString()] = asString(m.value, "namespaceLabels values", w);
+  return labels;
+}
+
+std::string resolve(const std::string& caseFile, const std::string& rel) {
+  if (fs::path(rel).is_absolute()) return rel;
+  return (fs::path(caseFile).parent_path() / rel).lexically_normal().string();
+}
+
+CaseUsage parseUsage(const Value& v, const std::string& file, const Where& w) {
+  checkKeys(v, {"available", "reason", "podsFile", "namespaces"}, "usage", w);
+  CaseUsage u;
+  u.given = true;
+  if (v.HasMember("available")) u.available = asBool(v["available"], "usage.available", w);
+  if (v.HasMember("reason")) u.reason = asString(v["reason"], "usage.reason", w);
+  if (v.HasMember("podsFile"))
+    for (const auto& p : asStrings(v["podsFile"], "usage.podsFile", w))
+      u.podsFiles.push_back(resolve(file, p));
+  if (v.HasMember("namespaces")) {
+    const Value& nss = v["namespaces"];
+    if (!nss.IsObject()) w.fail("usage.namespaces must be a mapping of namespace -> figures");
+    for (const auto& m : nss.GetObject()) {
+      const Value& f = m.value;
+      checkKeys(f, {"gpuEquivalents", "byClass", "byResource"}, "usage.namespaces.<ns>", w);
+      engine::NamespaceUsage nu;
+      if (f.HasMember("gpuEquivalents"))
+        nu.gpuEquivalents = asNumber(f["gpuEquivalents"], "gpuEquivalents", w);
+      if (f.HasMember("byClass")) {
+        if (!f["byClass"].IsObject())
+          w.fail("byClass must be a mapping of class -> GPU-equivalents");
+        for (const auto& c : f["byClass"].GetObject())
+          nu.byClass[c.name.GetString()] = asNumber(c.value, "byClass values", w);
+      }
+      if (f.HasMember("byResource")) {
+        if (!f["byResource"].IsObject())
+          w.fail("byResource must be a mapping of resource -> units");
+        for (const auto& r : f["byResource"].GetObject()) {
+          if (!r.value.IsInt64()) w.fail("byResource values must be integers");
+          nu.byResource[r.name.GetString()] = r.value.GetInt64();
+        }
+      }
+      u.namespaces[m.name.GetString()] = nu;
+    }
+  }
+  return u;
+}
+
+CaseExpect parseExpect(const Value& v, const std::string& file, const Where& w) {
+  checkKeys(v,
+            {"allowed", "outcome", "class", "mode", "messageContains", "warningsContain",
+             "noWarnings", "violations", "noPatch", "patched", "absent", "patchedPod"},
+            "expect", w);
+  CaseExpect e;
+  if (v.HasMember("allowed")) e.allowed = asBool(v["allowed"], "expect.allowed", w);
+  if (v.HasMember("outcome")) e.outcome = asString(v["outcome"], "expect.outcome", w);
+  if (v.HasMember("class")) e.className = asString(v["class"], "expect.class", w);
+  if (v.HasMember("mode")) e.mode = asString(v["mode"], "expect.mode", w);
+  if (v.HasMember("messageContains"))
+    e.messageContains = asStrings(v["messageContains"], "expect.messageContains", w);
+  if (v.HasMember("warningsContain"))
+    e.warningsContain = asStrings(v["warningsContain"], "expect.warningsContain", w);
+  if (v.HasMember("violations")) e.violations = asStrings(v["violations"], "expect.violations", w);
+  if (v.HasMember("noWarnings")) e.noWarnings = asBool(v["noWarnings"], "expect.noWarnings", w);
+  if (v.HasMember("noPatch")) e.noPatch = asBool(v["noPatch"], "expect.noPatch", w);
+  if (v.HasMember("patched")) {
+    if (!v["patched"].IsObject()) w.fail("expect.patched must map JSON pointers to values");
+    for (const auto& m : v["patched"].GetObject()) {
+      const std::string ptr = m.name.GetString();
+      if (!ptr.empty() && ptr[0] != '/')
+        w.fail("expect.patched key \"" + ptr + "\" is not a JSON pointer (starts with /)");
+      e.patched.emplace_back(ptr, &m.value);
+    }
+  }
+  if (v.HasMember("absent")) e.absent = asStrings(v["absent"], "expect.absent", w);
+  if (v.HasMember("patchedPod"))
+    e.patchedPodFile = resolve(file, asString(v["patchedPod"], "expect.patchedPod", w));
+  if (e.noPatch && (!e.patched.empty() || e.patchedPodFile))
+    w.fail("expect.noPatch contradicts expect.patched/patchedPod");
+  return e;
+}
+
+const Value* loadObject(const std::string& path, CaseFile& cf, const Where& w) {
+  try {
+    auto doc = std::make_shared<rapidjson::Document>(readDocumentFile(path));
+    cf.objects.push_back(doc);
+    return doc.get();
+  } catch (const InputError& e) {
+    w.fail(std::string("podFile: ") + e.what());
+  }
+}
+
+TestCase parseCase(const Value& v, const Value* defaults, CaseFile& cf, std::size_t index) {
+  Where w{cf.path, "cases[" + std::to_string(index) + "]"};
+  checkKeys(
+      v, {"name", "namespace", "namespaceLabels", "operation", "usage", "pod", "podFile", "expect"},
+      "a case", w);
+  TestCase c;
+  c.file = cf.path;
+  if (!v.HasMember("name")) w.fail("a case needs a name");
+  c.name = asString(v["name"], "name", w);
+  w.caseName = c.name;
+  // A key set on the case wins over the same key in `defaults`.
+  auto pick = [&](const char* key) -> const Value* {
+    if (v.HasMember(key)) return &v[key];
+    if (defaults && defaults->HasMember(key)) return &(*defaults)[key];
+    return nullptr;
+  };
+  if (auto* ns = pick("namespace")) c.namespaceName = asString(*ns, "namespace", w);
+  if (auto* l = pick("namespaceLabels")) c.namespaceLabels = asLabels(*l, w);
+  if (auto* op = pick("operation")) c.operation = asString(*op, "operation", w);
+  if (auto* u = pick("usage")) c.usage = parseUsage(*u, cf.path, w);
+  const bool inlinePod = v.HasMember("pod"), filePod = v.HasMember("podFile");
+  if (inlinePod == filePod) w.fail("give exactly one of pod (inline) or podFile");
+  c.object = inlinePod ? &v["pod"]
+                       : loadObject(resolve(cf.path, asString(v["podFile"], "podFile", w)), cf, w);
+  if (!v.HasMember("expect")) w.fail("a case needs expect");
+  c.expect = parseExpect(v["expect"], cf.path, w);
+  return c;
+}
+
+}  // namespace
+
+CaseFile loadCaseFile(const std::string& path) {
+  CaseFile cf;
+  cf.path = path;
+  cf.doc = std::make_shared<rapidjson::Document>(readDocumentFile(path));
+  const Where w{path, ""};
+  checkKeys(*cf.doc, {"cases", "defaults"}, "the file (top level)", w);
+  const Value* defaults = nullptr;
+  if (cf.doc->HasMember("defaults")) {
+    defaults = &(*cf.doc)["defaults"];
+    checkKeys(*defaults, {"namespace", "namespaceLabels", "operation", "usage"}, "defaults", w);
+  }
+  if (!cf.doc->HasMember("cases") || !(*cf.doc)["cases"].IsArray() || (*cf.doc)["cases"].Empty())
+    w.fail("needs a non-empty list `cases`");
+  std::set<std::string> names;
+  std::size_t i = 0;
+  for (const auto& item : (*cf.doc)["cases"].GetArray()) {
+    TestCase c = parseCase(item, defaults, cf, i++);
+    if (!names.insert(c.name).second) Where{path, c.name}.fail("duplicate case name");
+    cf.cases.push_back(std::move(c));
+  }
+  return cf;
+}
+
+engine::UsageSnapshot caseUsage(const TestCase& c, const policy::PolicySet& policy) {
+  if (!c.usage.given) return emptyUsage();
+  if (!c.usage.available)
+    return unavailableUsage(c.usage.reason.empty() ? "usage unavailable (test case)"
+                                                   : c.usage.reason);
+  engine::UsageSnapshot u =
+      c.usage.podsFiles.empty() ? emptyUsage() : usageFromFiles(c.usage.podsFiles, policy);
+  for (const auto& [ns, figures] : c.usage.namespaces) {
+    auto& target = u.namespaces[ns];
+    target.gpuEquivalents += figures.gpuEquivalents;
+    for (const auto& [k, v] : figures.byClass) target.byClass[k] += v;
+    for (const auto& [k, v] : figures.byResource) target.byResource[k] += v;
+  }
+  return u;
+}
+
+}  // namespace gpua::cli

@@ -1,0 +1,65 @@
+// Declarative policy test cases (policy-tests/*.yaml), the format documented in
+// docs/policy-testing.md. A case file is parsed strictly: an unknown key is an error naming the
+// case and the key, so a typo never turns an expectation into a silently skipped one.
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/usage.hpp"
+#include "policy/label_selector.hpp"
+#include "policy/policy_set.hpp"
+
+namespace gpua::cli {
+
+struct CaseUsage {
+  bool given = false;     // absent: an empty cluster (available, nothing in use)
+  bool available = true;  // false: usage unknown, the policy's quotaUnavailable applies
+  std::string reason;     // why unavailable, for messages
+  std::vector<std::string> podsFiles;  // resolved paths (kubectl get pods -A -o json)
+  std::map<std::string, engine::NamespaceUsage, std::less<>> namespaces;  // inline figures
+};
+
+struct CaseExpect {
+  std::optional<bool> allowed;
+  std::optional<std::string> outcome, className, mode;
+  std::vector<std::string> messageContains, warningsContain, violations;
+  bool noWarnings = false;
+  bool noPatch = false;
+  // JSON pointer -> expected value in the patched object.
+  std::vector<std::pair<std::string, const rapidjson::Value*>> patched;
+  std::vector<std::string> absent;            // JSON pointers that must not exist after the patch
+  std::optional<std::string> patchedPodFile;  // resolved path of the whole expected object
+};
+
+struct TestCase {
+  std::string file;  // the case file, as given on the command line
+  std::string name;
+  std::string namespaceName = "default";
+  policy::Labels namespaceLabels;
+  std::string operation = "CREATE";
+  CaseUsage usage;
+  const rapidjson::Value* object = nullptr;  // points into CaseFile::doc or objects
+  CaseExpect expect;
+};
+
+struct CaseFile {
+  std::string path;
+  // Owns every JSON value the cases point at (the case file and the podFiles they load).
+  std::shared_ptr<rapidjson::Document> doc;
+  std::vector<std::shared_ptr<rapidjson::Document>> objects;
+  std::vector<TestCase> cases;
+};
+
+// Throws InputError naming the file, the case and the problem.
+CaseFile loadCaseFile(const std::string& path);
+
+// The usage a case states, resolved against the policy (pods files are counted by the cluster
+// usage reader, inline figures added on top). Throws InputError.
+engine::UsageSnapshot caseUsage(const TestCase& c, const policy::PolicySet& policy);
+
+}  // namespace gpua::cli

@@ -1,0 +1,164 @@
+#include "cli/support_case_check.hpp"
+
+#include <rapidjson/pointer.h>
+
+#include <algorithm>
+
+#include "cli/support_document.hpp"
+#include "cli/support_json_diff.hpp"
+#include "cli/support_review.hpp"
+
+namespace gpua::cli {
+namespace {
+
+using rapidjson::Value;
+
+std::string quoted(const std::string& s) {
+  return "\"" + s + "\"";
+}
+
+std::string joined(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (const auto& s : items) out += (out.size() > 1 ? ", " : "") + quoted(s);
+  return out + "]";
+}
+
+bool equalsIgnoreCase(const std::string& a, const std::string& b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+class Checker {
+ public:
+  explicit Checker(const ReviewReport& r) : r_(r) {}
+  std::vector<CheckFailure> failures;
+
+  void fail(std::string what, std::vector<std::string> diff = {}) {
+    failures.push_back({std::move(what), std::move(diff)});
+  }
+
+  void decision(const CaseExpect& e) {
+    if (e.allowed && *e.allowed != r_.allowed)
+      fail(std::string("allowed: expected ") + (*e.allowed ? "true" : "false") + ", got " +
+           (r_.allowed ? "true" : "false") +
+           (r_.allowed ? "" : " (denied: " + r_.statusMessage + ")"));
+    const auto& d = r_.decision;
+    const std::string outcome = d ? engine::outcomeName(d->outcome) : "";
+    const std::string cls = d ? d->className : "";
+    const std::string mode = d ? engine::modeName(d->mode) : "";
+    if (e.outcome && !equalsIgnoreCase(*e.outcome, outcome))
+      fail("outcome: expected " + *e.outcome + ", got " + outcome);
+    if (e.className && *e.className != cls)
+      fail("class: expected " + quoted(*e.className) + ", got " + quoted(cls));
+    if (e.mode && !equalsIgnoreCase(*e.mode, mode))
+      fail("mode: expected " + *e.mode + ", got " + mode);
+    for (const auto& want : e.messageContains)
+      if (r_.statusMessage.find(want) == std::string::npos)
+        fail("message: expected to contain " + quoted(want) + ", got " + quoted(r_.statusMessage));
+  }
+
+  void warnings(const CaseExpect& e) {
+    for (const auto& want : e.warningsContain) {
+      bool found = std::any_of(r_.warnings.begin(), r_.warnings.end(),
+                               [&](const std::string& w) { return w.find(want) != w.npos; });
+      if (!found)
+        fail("warnings: expected one containing " + quoted(want) + ", got " + joined(r_.warnings));
+    }
+    if (e.noWarnings && !r_.warnings.empty())
+      fail("warnings: expected none, got " + joined(r_.warnings));
+    std::vector<std::string> rules;
+    if (r_.decision)
+      for (const auto& v : r_.decision->violations) rules.push_back(v.rule);
+    for (const auto& want : e.violations)
+      if (std::find(rules.begin(), rules.end(), want) == rules.end())
+        fail("violations: expected rule " + quoted(want) + ", got " + joined(rules));
+  }
+
+  void patch(const CaseExpect& e) {
+    if (e.noPatch && !r_.patch.empty())
+      fail("patch: expected none, got " + std::to_string(r_.patch.size()) + " op(s)",
+           {r_.patchJson});
+    for (const auto& [ptr, want] : e.patched) {
+      const Value* got = rapidjson::Pointer(ptr.c_str()).Get(r_.patched);
+      if (!got)
+        fail(ptr + ": expected " + shortJson(*want) + ", missing in the patched object");
+      else if (*got != *want)
+        fail(ptr + ": expected " + shortJson(*want) + ", got " + shortJson(*got),
+             jsonDiff(*want, *got));
+    }
+    for (const auto& ptr : e.absent)
+      if (const Value* got = rapidjson::Pointer(ptr.c_str()).Get(r_.patched))
+        fail(ptr + ": expected absent, got " + shortJson(*got));
+  }
+
+  void wholeObject(const std::string& file) {
+    rapidjson::Document want;
+    try {
+      want = readDocumentFile(file);
+    } catch (const InputError& e) {
+      fail(std::string("patchedPod: ") + e.what());
+      return;
+    }
+    if (want != r_.patched) fail("patched object differs from " + file, jsonDiff(want, r_.patched));
+  }
+
+ private:
+  const ReviewReport& r_;
+};
+
+void checkPointers(const TestCase& c, std::vector<CheckFailure>& out) {
+  for (const auto& [ptr, v] : c.expect.patched)
+    if (!rapidjson::Pointer(ptr.c_str()).IsValid())
+      out.push_back({"expect.patched: invalid JSON pointer " + quoted(ptr), {}});
+  for (const auto& ptr : c.expect.absent)
+    if (!rapidjson::Pointer(ptr.c_str()).IsValid())
+      out.push_back({"expect.absent: invalid JSON pointer " + quoted(ptr), {}});
+}
+
+// The API server re-runs the mutating chain when any webhook changed the pod, so our own output
+// comes back to us: the second pass must not change it again.
+void checkIdempotent(const TestCase& c, const ReviewReport& first, const policy::PolicySet& policy,
+                     const engine::UsageSnapshot& usage, std::vector<CheckFailure>& out) {
+  if (!first.allowed || first.patch.empty()) return;
+  ReviewRequest again{
+      .object = &first.patched, .namespaceName = c.namespaceName, .operation = c.operation};
+  ReviewReport second = runReview(again, policy, usage);
+  if (!second.allowed)
+    out.push_back(
+        {"idempotence: the patched object is denied on re-run: " + second.statusMessage, {}});
+  else if (!second.patch.empty())
+    out.push_back({"idempotence: expected no patch on re-run, got " +
+                       std::to_string(second.patch.size()) + " op(s)",
+                   {second.patchJson}});
+}
+
+}  // namespace
+
+std::vector<CheckFailure> checkCase(const TestCase& c, const policy::PolicySet& policy) {
+  std::vector<CheckFailure> out;
+  checkPointers(c, out);
+  if (!out.empty()) return out;
+  try {
+    engine::UsageSnapshot usage = caseUsage(c, policy);
+    if (!c.namespaceLabels.empty()) usage.namespaceLabels[c.namespaceName] = c.namespaceLabels;
+    ReviewReport report =
+        runReview({.object = c.object, .namespaceName = c.namespaceName, .operation = c.operation},
+                  policy, usage);
+    Checker check(report);
+    check.decision(c.expect);
+    check.warnings(c.expect);
+    check.patch(c.expect);
+    if (c.expect.patchedPodFile) check.wholeObject(*c.expect.patchedPodFile);
+    out = std::move(check.failures);
+    checkIdempotent(c, report, policy, usage, out);
+  } catch (const ReviewError& e) {
+    out.push_back({std::string("cannot review: ") + e.what(), {}});
+  } catch (const InputError& e) {
+    out.push_back({e.what(), {}});
+  }
+  return out;
+}
+
+}  // namespace gpua::cli

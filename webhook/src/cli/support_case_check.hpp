@@ -1,0 +1,23 @@
+// Runs one declarative case through the admission path and compares the result with its
+// expectations, then re-runs the case on its own output to prove the mutation is idempotent.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "cli/support_case.hpp"
+#include "policy/policy_set.hpp"
+
+namespace gpua::cli {
+
+// One failed check: "what: expected X, got Y", optionally followed by diff lines.
+struct CheckFailure {
+  std::string message;
+  std::vector<std::string> diff;
+};
+
+// Empty when the case passes. Never throws for a wrong expectation; a case that cannot run at
+// all (unreadable usage file, object the webhook cannot review) is one failure saying why.
+std::vector<CheckFailure> checkCase(const TestCase& c, const policy::PolicySet& policy);
+
+}  // namespace gpua::cli

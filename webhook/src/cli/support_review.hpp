@@ -1,0 +1,67 @@
+// Runs one object through the admission path exactly as the API server's request would go:
+// wrap it in an AdmissionReview v1 request, call admission::review(Endpoint::Both), decode the
+// response (base64 JSON Patch included) and apply the patch with the engine's strict applier.
+// `review`, `test` and `whatif` all go through here, so what a policy author sees is what the
+// webhook answers.
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <map>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "engine/decision.hpp"
+#include "engine/patch_op.hpp"
+#include "engine/usage.hpp"
+#include "policy/policy_set.hpp"
+
+namespace gpua::cli {
+
+// The object cannot be reviewed (not a Kubernetes object, a kind we do not review), or the
+// response could not be decoded or its patch does not apply. what() says which.
+class ReviewError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+struct ReviewRequest {
+  const rapidjson::Value* object = nullptr;  // a Pod or a workload with pod templates
+  std::string namespaceName;  // empty: the object's metadata.namespace, else "default"
+  std::string operation = "CREATE";
+  std::string userName = "gpu-admission-cli";
+};
+
+struct ReviewReport {
+  std::string group, version, kind;  // of the object ("" group = core)
+  std::string namespaceName;
+  std::string displayName;  // "name", or "generateName*" for generated names
+
+  bool allowed = true;
+  int statusCode = 0;  // response.status.code when denied
+  std::string statusReason, statusMessage;
+  std::vector<std::string> warnings;
+  std::map<std::string, std::string> auditAnnotations;
+  engine::Patch patch;                       // decoded from response.patch; empty = none
+  std::string patchJson;                     // the decoded RFC 6902 array, "" when none
+  std::optional<engine::Decision> decision;  // the engine's view (class, reason, outcome)
+  rapidjson::Document sent;      // the object as sent in the request (namespace filled in)
+  rapidjson::Document patched;   // `sent` with the patch applied
+  rapidjson::Document response;  // the AdmissionReview response as received
+};
+
+// True for Pods, the built-in workloads (Deployment, StatefulSet, DaemonSet, ReplicaSet,
+// ReplicationController, Job, CronJob, PodTemplate) and the policy's templateKinds.
+bool isReviewableKind(const std::string& group, const std::string& kind,
+                      const policy::PolicySet& policy);
+
+// Throws ReviewError.
+ReviewReport runReview(const ReviewRequest& request, const policy::PolicySet& policy,
+                       const engine::UsageSnapshot& usage);
+
+// The decoded patch as a pretty JSON array ("[]" when empty).
+std::string patchToPrettyJson(const ReviewReport& report);
+
+}  // namespace gpua::cli
