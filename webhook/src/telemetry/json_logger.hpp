@@ -1,0 +1,87 @@
+// A JSON-lines logger: one object per line, {"time":...,"level":...,"msg":...,<fields>}.
+// Fields are typed (strings, integers, doubles, booleans, string lists) and escaped properly, so
+// any input yields one valid JSON line. The logger writes what it is given: callers must never
+// pass pod environment values, secrets or whole objects (the server logs names, the uid and the
+// decision, not the pod).
+#pragma once
+
+#include <chrono>
+#include <concepts>
+#include <cstdint>
+#include <cstdio>
+#include <initializer_list>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace gpua::telemetry {
+
+enum class LogLevel { Debug, Info, Warn, Error };
+
+const char* logLevelName(LogLevel level);
+
+// One key/value of a log line. Views only: a field lives for the duration of the log() call.
+class LogField {
+ public:
+  LogField(std::string_view key, std::string_view v) : key_(key), value_(v) {}
+  LogField(std::string_view key, const char* v) : key_(key), value_(std::string_view(v)) {}
+  LogField(std::string_view key, const std::string& v) : key_(key), value_(std::string_view(v)) {}
+  LogField(std::string_view key, bool v) : key_(key), value_(v) {}
+  LogField(std::string_view key, double v) : key_(key), value_(v) {}
+  template <std::signed_integral T>
+  requires(!std::same_as<T, bool>) LogField(std::string_view key, T v)
+      : key_(key), value_(static_cast<int64_t>(v)) {}
+  template <std::unsigned_integral T>
+  requires(!std::same_as<T, bool>) LogField(std::string_view key, T v)
+      : key_(key), value_(static_cast<uint64_t>(v)) {}
+  LogField(std::string_view key, const std::vector<std::string>& v)
+      : key_(key), value_(std::span<const std::string>(v)) {}
+  LogField(std::string_view key, std::nullptr_t) : key_(key), value_(std::monostate{}) {}
+
+  // Appends `,"key":value`.
+  void appendTo(std::string& out) const;
+
+ private:
+  std::string_view key_;
+  std::variant<std::monostate, std::string_view, bool, double, int64_t, uint64_t,
+               std::span<const std::string>>
+      value_;
+};
+
+class JsonLogger {
+ public:
+  explicit JsonLogger(std::FILE* out = stdout, LogLevel minLevel = LogLevel::Info)
+      : out_(out), minLevel_(minLevel) {}
+
+  bool enabled(LogLevel level) const { return level >= minLevel_; }
+
+  // Formats outside the lock, then writes and flushes the line under it: lines from several
+  // threads never interleave.
+  void log(LogLevel level, std::string_view message, std::initializer_list<LogField> fields = {});
+  void debug(std::string_view m, std::initializer_list<LogField> f = {}) {
+    log(LogLevel::Debug, m, f);
+  }
+  void info(std::string_view m, std::initializer_list<LogField> f = {}) {
+    log(LogLevel::Info, m, f);
+  }
+  void warn(std::string_view m, std::initializer_list<LogField> f = {}) {
+    log(LogLevel::Warn, m, f);
+  }
+  void error(std::string_view m, std::initializer_list<LogField> f = {}) {
+    log(LogLevel::Error, m, f);
+  }
+
+  // The line log() writes, newline included (public for tests and for callers that batch).
+  static std::string formatLine(std::chrono::system_clock::time_point time, LogLevel level,
+                                std::string_view message, std::span<const LogField> fields);
+
+ private:
+  std::FILE* out_;
+  LogLevel minLevel_;
+  std::mutex mutex_;
+};
+
+}  // namespace gpua::telemetry

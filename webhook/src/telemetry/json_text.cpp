@@ -1,0 +1,108 @@
+#include "telemetry/json_text.hpp"
+
+#include <cstdint>
+#include <cstdio>
+#include <ctime>
+
+namespace gpua::telemetry {
+
+namespace {
+
+constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
+
+// Length of the valid UTF-8 sequence starting at text[i]; 0 when invalid (overlong forms,
+// surrogates and code points above U+10FFFF included).
+std::size_t validSequence(std::string_view text, std::size_t i) {
+  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
+  const unsigned char c = byte(0);
+  std::size_t len;
+  uint32_t cp, min;
+  if (c < 0x80) return 1;
+  if ((c & 0xE0) == 0xC0) {
+    len = 2, cp = c & 0x1F, min = 0x80;
+  } else if ((c & 0xF0) == 0xE0) {
+    len = 3, cp = c & 0x0F, min = 0x800;
+  } else if ((c & 0xF8) == 0xF0) {
+    len = 4, cp = c & 0x07, min = 0x10000;
+  } else {
+    return 0;
+  }
+  if (i + len > text.size()) return 0;
+  for (std::size_t k = 1; k < len; ++k) {
+    if ((byte(k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (byte(k) & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return len;
+}
+
+void appendEscapedAscii(std::string& out, char c) {
+  switch (c) {
+    case '"':
+      out += "\\\"";
+      return;
+    case '\\':
+      out += "\\\\";
+      return;
+    case '\n':
+      out += "\\n";
+      return;
+    case '\r':
+      out += "\\r";
+      return;
+    case '\t':
+      out += "\\t";
+      return;
+    case '\b':
+      out += "\\b";
+      return;
+    case '\f':
+      out += "\\f";
+      return;
+    default:
+      break;
+  }
+  if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+    char buf[8];
+    std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+    out += buf;
+  } else {
+    out.push_back(c);
+  }
+}
+
+}  // namespace
+
+void appendJsonString(std::string& out, std::string_view text) {
+  out.push_back('"');
+  for (std::size_t i = 0; i < text.size();) {
+    const std::size_t len = validSequence(text, i);
+    if (len == 0) {
+      out += kReplacement;
+      ++i;
+    } else if (len == 1) {
+      appendEscapedAscii(out, text[i++]);
+    } else {
+      out.append(text.substr(i, len));
+      i += len;
+    }
+  }
+  out.push_back('"');
+}
+
+std::string formatRfc3339Micros(std::chrono::system_clock::time_point t) {
+  using namespace std::chrono;
+  const auto us = duration_cast<microseconds>(t.time_since_epoch()).count();
+  // Floor division so times before 1970 still get a positive fraction.
+  std::time_t secs = static_cast<std::time_t>(us / 1'000'000);
+  long long frac = us % 1'000'000;
+  if (frac < 0) frac += 1'000'000, --secs;
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[96];  // room for any int the compiler thinks tm may hold
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
+  return buf;
+}
+
+}  // namespace gpua::telemetry

@@ -1,0 +1,110 @@
+// Every metric the webhook exports, named once. The server and the cluster client register them
+// through Registry::counter/gauge/histogram(MetricDef). Label cardinality stays bounded: paths,
+// decisions, classes, reasons, rules and resources come from code or policy, and namespaces are
+// bounded by the cluster. Never put a pod name, uid or user in a label.
+#pragma once
+
+#include <span>
+#include <string_view>
+
+namespace gpua::telemetry {
+
+struct MetricDef {
+  std::string_view name;
+  std::string_view help;
+  std::span<const std::string_view> labels;
+};
+
+namespace labels {
+inline constexpr std::string_view kRequests[] = {"path", "decision", "class", "namespace",
+                                                 "reason"};
+inline constexpr std::string_view kPath[] = {"path"};
+inline constexpr std::string_view kKind[] = {"kind"};
+inline constexpr std::string_view kRevision[] = {"revision"};
+inline constexpr std::string_view kResult[] = {"result"};
+inline constexpr std::string_view kViolations[] = {"rule", "mode"};
+inline constexpr std::string_view kResource[] = {"resource"};
+inline constexpr std::string_view kNamespaceClass[] = {"namespace", "class"};
+inline constexpr std::string_view kPolicy[] = {"policy"};
+}  // namespace labels
+
+// ---- server ----
+
+// Answered AdmissionReviews. path: /mutate|/validate; decision: allowed|denied|error;
+// class: the workload class or ""; reason: the decision outcome (no-gpu, classified, exempt...).
+inline constexpr MetricDef kRequestsTotal{
+    "gpu_admission_requests_total",
+    "AdmissionReview requests answered, by path, decision, class, namespace and outcome.",
+    labels::kRequests};
+
+// Wall time from the first byte of a request to its response being queued. Buckets:
+// latencyBucketsSeconds() (50us .. 10s).
+inline constexpr MetricDef kRequestDurationSeconds{"gpu_admission_request_duration_seconds",
+                                                   "Time to answer one admission request.",
+                                                   labels::kPath};
+
+// Requests refused before the engine ran. kind: the admission errorKind (invalid-json,
+// too-deep, wrong-api-version...) or a transport kind (body-too-large, wrong-method...).
+inline constexpr MetricDef kBadRequestsTotal{"gpu_admission_bad_requests_total",
+                                             "Requests rejected as malformed, by error kind.",
+                                             labels::kKind};
+
+// Always 1 for the loaded policy revision (join on it to see which revision decided).
+inline constexpr MetricDef kPolicyRevisionInfo{"gpu_admission_policy_revision_info",
+                                               "The policy revision in force (value is 1).",
+                                               labels::kRevision};
+
+// Policy reload attempts. result: success|error.
+inline constexpr MetricDef kPolicyReloadTotal{
+    "gpu_admission_policy_reload_total", "Policy reload attempts, by result.", labels::kResult};
+
+// 1 when the last reload succeeded, 0 while a broken policy is being ignored.
+inline constexpr MetricDef kPolicyLastReloadSuccess{
+    "gpu_admission_policy_last_reload_success",
+    "Whether the last policy reload succeeded (1) or failed and the old policy is kept (0).",
+    {}};
+
+// notAfter of the serving certificate, Unix seconds: alert when it comes close.
+inline constexpr MetricDef kCertificateExpiryTimestampSeconds{
+    "gpu_admission_certificate_expiry_timestamp_seconds",
+    "Expiry (notAfter) of the serving TLS certificate, in Unix seconds.",
+    {}};
+
+inline constexpr MetricDef kOpenConnections{
+    "gpu_admission_open_connections", "TLS connections currently open.", {}};
+
+// Every broken rule, whatever the mode. rule: violation id; mode: enforce|warn|audit.
+inline constexpr MetricDef kViolationsTotal{"gpu_admission_violations_total",
+                                            "Policy violations found, by rule and rollout mode.",
+                                            labels::kViolations};
+
+// ---- cluster client ----
+
+// Watch restarts (410 Gone, disconnects). resource: pods|namespaces.
+inline constexpr MetricDef kWatchRestartsTotal{"gpu_admission_watch_restarts_total",
+                                               "Kubernetes watch restarts, by resource.",
+                                               labels::kResource};
+
+// Seconds since the last watch event or bookmark: a stuck watch shows as a growing value.
+inline constexpr MetricDef kWatchLastEventAgeSeconds{
+    "gpu_admission_watch_last_event_age_seconds",
+    "Seconds since the last watch event or bookmark was received.",
+    {}};
+
+// Pods currently counted in the GPU usage ledger.
+inline constexpr MetricDef kLedgerPods{
+    "gpu_admission_ledger_pods", "Pods holding GPUs tracked in the usage ledger.", {}};
+
+// GPU-equivalents times seconds held by running pods, for showback.
+inline constexpr MetricDef kGpuEquivalentSecondsTotal{
+    "gpu_admission_gpu_equivalent_seconds_total",
+    "GPU-equivalent seconds consumed by running pods, by namespace and class.",
+    labels::kNamespaceClass};
+
+// Quota checks answered without live usage (API unreachable or not synced). policy: the
+// quotaUnavailable behaviour applied (fail-open|fail-closed).
+inline constexpr MetricDef kQuotaUnavailableTotal{
+    "gpu_admission_quota_unavailable_total",
+    "Quota checks made without live usage data, by the fallback policy applied.", labels::kPolicy};
+
+}  // namespace gpua::telemetry

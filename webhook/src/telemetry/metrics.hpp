@@ -1,0 +1,206 @@
+// A small thread-safe Prometheus registry. Updating a metric is a relaxed atomic operation;
+// finding a labelled series takes a shared (reader) lock, and only the first use of a new label
+// set takes the exclusive lock. Series live as long as the registry, so callers may keep the
+// reference returned by with() for fixed label sets and skip the lookup entirely.
+#pragma once
+
+#include <algorithm>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <shared_mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "telemetry/metric_names.hpp"
+
+namespace gpua::telemetry {
+
+class Counter {
+ public:
+  // Negative increments are ignored: a counter only goes up.
+  void inc(double by = 1.0) {
+    if (by > 0) value_.fetch_add(by, std::memory_order_relaxed);
+  }
+  double value() const { return value_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<double> value_{0.0};
+};
+
+class Gauge {
+ public:
+  void set(double v) { value_.store(v, std::memory_order_relaxed); }
+  void add(double by) { value_.fetch_add(by, std::memory_order_relaxed); }
+  // A function evaluated at render time instead of the stored value (certificate expiry, open
+  // connections). It runs on the scraping thread and must be cheap and thread-safe.
+  void setCallback(std::function<double()> fn);
+  double value() const;
+
+ private:
+  std::atomic<double> value_{0.0};
+  mutable std::mutex callbackMutex_;
+  std::function<double()> callback_;
+};
+
+// Upper bounds of the latency histogram buckets: 50 us to 10 s.
+std::vector<double> latencyBucketsSeconds();
+
+class Histogram {
+ public:
+  // `bounds`: finite, strictly increasing upper bounds; +Inf is implicit.
+  explicit Histogram(std::vector<double> bounds);
+  void observe(double v);
+
+  struct Snapshot {
+    std::vector<double> bounds;
+    std::vector<uint64_t> cumulative;  // one per bound, then +Inf (== count)
+    double sum = 0;
+    uint64_t count = 0;
+  };
+  Snapshot snapshot() const;
+
+ private:
+  std::vector<double> bounds_;
+  std::unique_ptr<std::atomic<uint64_t>[]> buckets_;  // bounds_.size() + 1 (+Inf)
+  std::atomic<double> sum_{0.0};
+};
+
+// Orders label-value vectors and lets a lookup use string_views without building a vector.
+struct LabelValuesLess {
+  using is_transparent = void;
+  template <class A, class B>
+  bool operator()(const A& a, const B& b) const {
+    return std::lexicographical_compare(
+        a.begin(), a.end(), b.begin(), b.end(),
+        [](std::string_view x, std::string_view y) { return x < y; });
+  }
+};
+
+class FamilyBase {
+ public:
+  FamilyBase(std::string name, std::string help, std::vector<std::string> labelNames);
+  virtual ~FamilyBase() = default;
+  const std::string& name() const { return name_; }
+  const std::vector<std::string>& labelNames() const { return labelNames_; }
+  virtual const char* type() const = 0;
+  // Appends # HELP, # TYPE and every series.
+  void render(std::string& out) const;
+
+ protected:
+  virtual void renderSeries(std::string& out) const = 0;
+  // `name{l1="v1",l2="v2"` (+ `extra` label, e.g. le) `} `: the caller appends the value.
+  void appendSeriesStart(std::string& out, std::string_view suffix,
+                         const std::vector<std::string>& values, std::string_view extraName = {},
+                         std::string_view extraValue = {}) const;
+  void checkArity(std::size_t n) const;
+
+ private:
+  std::string name_, help_;
+  std::vector<std::string> labelNames_;
+};
+
+template <class Metric>
+class Family : public FamilyBase {
+ public:
+  template <class... Args>
+  Family(std::string name, std::string help, std::vector<std::string> labelNames, Args... args)
+      : FamilyBase(std::move(name), std::move(help), std::move(labelNames)),
+        factory_([args...] { return std::make_unique<Metric>(args...); }) {}
+
+  // The series for these label values (in labelNames() order); created on first use.
+  // Throws std::invalid_argument when the number of values is wrong.
+  Metric& with(std::initializer_list<std::string_view> values) {
+    return with(std::span<const std::string_view>(values.begin(), values.size()));
+  }
+  Metric& with(std::span<const std::string_view> values) {
+    checkArity(values.size());
+    {
+      std::shared_lock lock(mutex_);
+      if (auto it = series_.find(values); it != series_.end()) return *it->second;
+    }
+    std::unique_lock lock(mutex_);
+    auto it = series_.find(values);
+    if (it == series_.end())
+      it =
+          series_.emplace(std::vector<std::string>(values.begin(), values.end()), factory_()).first;
+    return *it->second;
+  }
+  // The unlabelled series.
+  Metric& get() { return with(std::span<const std::string_view>()); }
+
+ protected:
+  template <class Fn>
+  void forEach(Fn&& fn) const {
+    std::shared_lock lock(mutex_);
+    for (const auto& [values, metric] : series_) fn(values, *metric);
+  }
+
+ private:
+  std::function<std::unique_ptr<Metric>()> factory_;
+  mutable std::shared_mutex mutex_;
+  std::map<std::vector<std::string>, std::unique_ptr<Metric>, LabelValuesLess> series_;
+};
+
+class CounterFamily : public Family<Counter> {
+ public:
+  using Family::Family;
+  const char* type() const override { return "counter"; }
+
+ protected:
+  void renderSeries(std::string& out) const override;
+};
+
+class GaugeFamily : public Family<Gauge> {
+ public:
+  using Family::Family;
+  const char* type() const override { return "gauge"; }
+
+ protected:
+  void renderSeries(std::string& out) const override;
+};
+
+class HistogramFamily : public Family<Histogram> {
+ public:
+  HistogramFamily(std::string name, std::string help, std::vector<std::string> labelNames,
+                  std::vector<double> bounds);
+  const char* type() const override { return "histogram"; }
+
+ protected:
+  void renderSeries(std::string& out) const override;
+};
+
+class Registry {
+ public:
+  // Registering a name again returns the existing family when type and labels agree, and
+  // throws std::logic_error otherwise. Invalid names throw std::invalid_argument.
+  CounterFamily& counter(std::string name, std::string help, std::vector<std::string> labels = {});
+  GaugeFamily& gauge(std::string name, std::string help, std::vector<std::string> labels = {});
+  HistogramFamily& histogram(std::string name, std::string help,
+                             std::vector<std::string> labels = {},
+                             std::vector<double> bounds = latencyBucketsSeconds());
+
+  CounterFamily& counter(const MetricDef& def);
+  GaugeFamily& gauge(const MetricDef& def);
+  HistogramFamily& histogram(const MetricDef& def,
+                             std::vector<double> bounds = latencyBucketsSeconds());
+
+  // Text exposition format 0.0.4 (serve with kExpositionContentType), families in
+  // registration order, series sorted by label values.
+  std::string render() const;
+
+ private:
+  template <class F, class... Args>
+  F& add(std::string name, std::string help, std::vector<std::string> labels, Args&&... args);
+
+  mutable std::mutex mutex_;
+  std::vector<std::unique_ptr<FamilyBase>> families_;
+};
+
+}  // namespace gpua::telemetry

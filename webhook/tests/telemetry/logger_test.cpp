@@ -1,0 +1,103 @@
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <thread>
+
+#include "telemetry/json_logger.hpp"
+#include "telemetry/json_text.hpp"
+
+namespace gpua::telemetry {
+namespace {
+
+using namespace std::chrono;
+
+std::string escaped(std::string_view s) {
+  std::string out;
+  appendJsonString(out, s);
+  return out;
+}
+
+TEST(JsonText, EscapesQuotesBackslashesAndControlCharacters) {
+  EXPECT_EQ(escaped(R"(say "hi" \o/)"), R"("say \"hi\" \\o/")");
+  EXPECT_EQ(escaped("a\nb\rc\td\b\f"), R"("a\nb\rc\td\b\f")");
+  EXPECT_EQ(escaped(std::string("\x01\x1f\x7f", 3)), R"("\u0001\u001f\u007f")");
+  EXPECT_EQ(escaped(std::string("nul\0x", 5)), R"("nul\u0000x")");
+}
+
+TEST(JsonText, KeepsValidUtf8AndReplacesInvalid) {
+  EXPECT_EQ(escaped("gr\xC3\xBC\xC3\x9F \xF0\x9F\x9A\x80"),
+            "\"gr\xC3\xBC\xC3\x9F \xF0\x9F\x9A\x80\"");
+  EXPECT_EQ(escaped("bad\xff"), "\"bad\xEF\xBF\xBD\"");
+  EXPECT_EQ(escaped("\xC0\xAF"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");                  // overlong
+  EXPECT_EQ(escaped("\xED\xA0\x80"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD\"");  // surrogate
+  EXPECT_EQ(escaped("\xE2\x82"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");                  // truncated
+}
+
+TEST(JsonText, Rfc3339UtcWithMicroseconds) {
+  const system_clock::time_point t{seconds(1'764'495'278) + microseconds(123'456)};
+  EXPECT_EQ(formatRfc3339Micros(t), "2025-11-30T09:34:38.123456Z");
+  EXPECT_EQ(formatRfc3339Micros(system_clock::time_point{}), "1970-01-01T00:00:00.000000Z");
+  EXPECT_EQ(formatRfc3339Micros(system_clock::time_point{microseconds(-1)}),
+            "1969-12-31T23:59:59.999999Z");
+}
+
+TEST(JsonLogger, FormatsTypedFields) {
+  const system_clock::time_point t{seconds(1'764'495'278) + microseconds(7)};
+  const std::vector<std::string> changes = {"toleration nvidia.com/gpu", "class \"training\""};
+  const LogField fields[] = {{"uid", "705ab4f5"},  {"namespace", std::string("team-a")},
+                             {"latency_us", 42},   {"bytes", std::size_t{8192}},
+                             {"negative", -3L},    {"ratio", 0.25},
+                             {"nan", 0.0 / 0.0},   {"dry_run", true},
+                             {"changes", changes}, {"class", nullptr}};
+  EXPECT_EQ(JsonLogger::formatLine(t, LogLevel::Info, "decision\n", fields),
+            R"({"time":"2025-11-30T09:34:38.000007Z","level":"info","msg":"decision\n",)"
+            R"("uid":"705ab4f5","namespace":"team-a","latency_us":42,"bytes":8192,)"
+            R"("negative":-3,"ratio":0.25,"nan":null,"dry_run":true,)"
+            R"("changes":["toleration nvidia.com/gpu","class \"training\""],"class":null})"
+            "\n");
+}
+
+TEST(JsonLogger, WritesWholeLinesFromManyThreadsAndFiltersLevels) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    JsonLogger log(f, LogLevel::Info);
+    log.debug("hidden");
+    EXPECT_FALSE(log.enabled(LogLevel::Debug));
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 4; ++t)
+      threads.emplace_back([&log, t] {
+        const std::string payload(300, static_cast<char>('a' + t));
+        for (int i = 0; i < 500; ++i) log.info("req", {{"t", t}, {"i", i}, {"payload", payload}});
+      });
+    for (auto& th : threads) th.join();
+    log.error("done", {{"ok", false}});
+  }
+  std::rewind(f);
+  std::string all;
+  char buf[65536];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, f)) all.append(buf, n);
+  std::fclose(f);
+  std::size_t lines = 0;
+  std::size_t pos = 0;
+  while (pos < all.size()) {
+    const std::size_t eol = all.find('\n', pos);
+    ASSERT_NE(eol, std::string::npos);
+    const std::string line = all.substr(pos, eol - pos);
+    ASSERT_EQ(line.rfind("{\"time\":\"", 0), 0u) << line.substr(0, 80);
+    ASSERT_EQ(line.back(), '}');
+    // A line holds one thread's payload only: no interleaving.
+    const std::size_t p = line.find("\"payload\":\"");
+    if (p != std::string::npos) {
+      EXPECT_EQ(line.substr(p + 11, 300), std::string(300, line[p + 11]));
+    }
+    ++lines;
+    pos = eol + 1;
+  }
+  EXPECT_EQ(lines, 4u * 500u + 1u);
+  EXPECT_EQ(all.find("hidden"), std::string::npos);
+  EXPECT_NE(all.find(R"("level":"error","msg":"done","ok":false})"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpua::telemetry
