@@ -12,9 +12,9 @@
 namespace gpua::engine {
 
 struct NamespaceUsage {
-  double gpuEquivalents = 0;                      // all GPU resources together
-  std::map<std::string, double> byClass;          // class name -> GPU-equivalents
-  std::map<std::string, int64_t> byResource;      // resource name -> units in use
+  double gpuEquivalents = 0;                  // all GPU resources together
+  std::map<std::string, double> byClass;      // class name -> GPU-equivalents
+  std::map<std::string, int64_t> byResource;  // resource name -> units in use
 };
 
 struct UsageSnapshot {

@@ -1,0 +1,39 @@
+// Matching pods against policy matchers: skip rules and workload classes (first match wins),
+// with a reason in words that says which rule matched.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "engine/gpu_request.hpp"
+#include "engine/pod_view.hpp"
+#include "policy/label_selector.hpp"
+#include "policy/policy_set.hpp"
+
+namespace gpua::engine {
+
+struct MatchInput {
+  const PodView& pod;
+  const PodGpu& gpu;
+  std::string_view namespaceName;
+  const policy::Labels& namespaceLabels;
+};
+
+bool matchRule(const policy::MatchRule& rule, const MatchInput& in);
+
+// "label gpu-admission.io/class=training and scheduler volcano"
+std::string describeRule(const policy::MatchRule& rule, const MatchInput& in);
+
+struct Classification {
+  const policy::WorkloadClass* cls = nullptr;  // null when no class matched
+  std::string reason;
+};
+
+// The first class whose matcher holds; reason like
+// "label gpu-admission.io/class=training (class training, match rule 1)".
+Classification classify(const MatchInput& in, const policy::PolicySet& policy);
+
+// The first skip rule that matches, or nullptr.
+const policy::SkipRule* findSkipRule(const MatchInput& in, const policy::PolicySet& policy);
+
+}  // namespace gpua::engine

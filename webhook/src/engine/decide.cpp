@@ -1,0 +1,263 @@
+#include "engine/decide.hpp"
+
+#include <exception>
+#include <new>
+
+#include "engine/classify.hpp"
+#include "engine/gpu_request.hpp"
+#include "engine/gpu_usage.hpp"
+#include "engine/json_util.hpp"
+#include "engine/mutation.hpp"
+#include "engine/pod_shape.hpp"
+#include "engine/pod_view.hpp"
+#include "engine/quota_check.hpp"
+#include "engine/text.hpp"
+#include "engine/validate.hpp"
+#include "engine/verdict.hpp"
+#include "engine/workload_templates.hpp"
+
+namespace gpua::engine {
+
+namespace {
+
+using Outcome = Decision::Outcome;
+
+struct Scope {
+  const RequestContext& context;
+  const policy::PolicySet& policy;
+  const UsageSnapshot& usage;
+  std::string_view namespaceName;
+};
+
+// How one pod or template came out, before it is folded into the Decision.
+struct Evaluation {
+  Outcome outcome = Outcome::NoGpu;
+  const policy::WorkloadClass* cls = nullptr;
+  std::string reason;
+  bool validateOnly = false;
+  bool shapeOk = true;
+};
+
+bool isExempt(const policy::PolicySet& policy, std::string_view ns, const policy::Labels& labels) {
+  const auto& sel = policy.exemptNamespaces;
+  if (sel.empty()) return false;
+  for (const auto& name : sel.names)
+    if (name == ns) return true;
+  // Exemption by labels stands on its own: a listed name OR matching labels exempts.
+  return !sel.labels.empty() && sel.labels.matches(labels);
+}
+
+std::vector<const policy::Pool*> poolsOf(const policy::WorkloadClass& cls,
+                                         const policy::PolicySet& policy) {
+  std::vector<const policy::Pool*> out;
+  out.reserve(cls.pools.size());
+  for (const auto& name : cls.pools)
+    if (const auto* pool = policy.findPool(name)) out.push_back(pool);
+  return out;
+}
+
+const policy::WorkloadClass* assignedClass(const policy::PolicySet& policy) {
+  const auto& u = policy.unclassifiedGpuPods;
+  if (u.classIndex < policy.classes.size() && policy.classes[u.classIndex].name == u.className)
+    return &policy.classes[u.classIndex];
+  return policy.findClass(u.className);
+}
+
+std::string classNames(const policy::PolicySet& policy) {
+  std::vector<std::string> names;
+  for (const auto& c : policy.classes)
+    if (c.gpus.request != policy::GpuRequest::Forbidden) names.push_back(c.name);
+  return names.empty() ? std::string("none") : text::join(names);
+}
+
+// Classification, skip rules and validation shared by pods and pod templates.
+Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
+                    std::vector<Violation>& violations) {
+  Evaluation ev;
+  const MatchInput in{pod, gpu, s.namespaceName, s.context.namespaceLabels};
+  if (const policy::SkipRule* skip = findSkipRule(in, s.policy)) {
+    const std::string why = "skip rule " + skip->name + " (" + describeRule(skip->match, in) + ")";
+    if (skip->action == policy::SkipRule::Action::Skip) {
+      ev.outcome = Outcome::Skipped;
+      ev.reason = why;
+      return ev;
+    }
+    ev.validateOnly = true;
+    ev.reason = "validate only, " + why + "; ";
+  }
+  Classification c = classify(in, s.policy);
+  if (c.cls == nullptr && gpu.hasGpu) {
+    using Action = policy::UnclassifiedGpuPods::Action;
+    switch (s.policy.unclassifiedGpuPods.action) {
+      case Action::Deny:
+        ev.outcome = Outcome::Unclassified;
+        ev.reason += "GPU pod matched no class; unclassified GPU pods are denied";
+        violations.push_back({"unclassified-gpu-pod",
+                              pod.subject + " asks for a GPU but matches no GPU class of policy " +
+                                  text::quoted(s.policy.name) +
+                                  ": label it for one of the classes (" + classNames(s.policy) +
+                                  ") or ask the platform team which class fits"});
+        return ev;
+      case Action::Allow:
+        ev.outcome = Outcome::Unclassified;
+        ev.reason += "GPU pod matched no class; unclassified GPU pods are allowed";
+        return ev;
+      case Action::AssignClass:
+        c.cls = assignedClass(s.policy);
+        c.reason = "no class matched; unclassifiedGpuPods assigns class " +
+                   s.policy.unclassifiedGpuPods.className;
+        break;
+    }
+  }
+  if (c.cls == nullptr) {
+    ev.outcome = Outcome::NoGpu;
+    ev.reason += "no GPU request and no class matched";
+    validatePoolTargeting(pod, gpu, s.policy, violations);
+    return ev;
+  }
+  ev.outcome = Outcome::Classified;
+  ev.cls = c.cls;
+  ev.reason += c.reason;
+  const auto pools = poolsOf(*c.cls, s.policy);
+  const std::string_view rewriteTo =
+      ev.validateOnly ? std::string_view() : gpuRewriteTarget(*c.cls, gpu);
+  validateClass(
+      {pod, gpu, s.policy, *c.cls, pools, s.namespaceName, s.context.namespaceLabels, rewriteTo},
+      violations);
+  if (c.cls->gpus.request == policy::GpuRequest::Forbidden)
+    validatePoolTargeting(pod, gpu, s.policy, violations);
+  return ev;
+}
+
+void mutate(const PodView& pod, const PodGpu& gpu, const Scope& s, const policy::WorkloadClass& cls,
+            Decision& d) {
+  MutationContext ctx{pod, gpu, s.policy, cls, poolsOf(cls, s.policy), gpuRewriteTarget(cls, gpu)};
+  MutationOutput out{d.patch, d.changes};
+  d.patch.reserve(16);
+  mutateResources(ctx, out);
+  // A pod without a GPU is never steered onto GPU nodes (see gpu-pool-without-request).
+  if (gpu.hasGpu) {
+    mutateAffinity(ctx, out);
+    mutateTolerations(ctx, out);
+  }
+  mutatePriority(ctx, out);
+  mutateRuntime(ctx, out);
+  mutateSidecarEnv(ctx, out);
+  mutateAnnotations(ctx, out);
+}
+
+void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
+  const PodView pod = podViewOf(object);
+  std::vector<Violation> violations;
+  const bool shapeOk = checkPodShape(pod, violations);
+  const PodGpu gpu = analyzeGpu(pod, s.policy, &violations);
+  const Evaluation ev = evaluate(pod, gpu, s, violations);
+  d.outcome = ev.outcome;
+  d.reason = ev.reason;
+  if (ev.outcome == Outcome::Skipped) return;  // another system owns the pod: not even shape
+  d.violations = std::move(violations);
+  if (ev.cls != nullptr) d.className = ev.cls->name;
+  if (gpu.hasGpu) {
+    const std::string_view rewriteTo =
+        ev.cls != nullptr && !ev.validateOnly ? gpuRewriteTarget(*ev.cls, gpu) : std::string_view();
+    const auto units = effectiveUnits(gpu, rewriteTo);
+    for (const auto& [resource, n] : units)
+      d.gpuEquivalents += gpuEquivalentsOf(resource, n, s.policy);
+    checkQuotas({pod.subject, s.namespaceName, s.context.namespaceLabels, s.policy, s.usage, ev.cls,
+                 d.gpuEquivalents, units},
+                d.violations, d.warnings);
+  }
+  // Mutating an ill-typed pod would mean guessing; mutating a pod we deny is pointless.
+  const bool enforcedViolation = d.mode == policy::Mode::Enforce && !d.violations.empty();
+  if (ev.cls != nullptr && !ev.validateOnly && shapeOk && !enforcedViolation)
+    mutate(pod, gpu, s, *ev.cls, d);
+}
+
+void decideWorkload(const rapidjson::Value& object, const std::vector<PodTemplateRef>& templates,
+                    const Scope& s, Decision& d) {
+  const rapidjson::Value* metadata = json::objectMember(&object, "metadata");
+  std::string_view name = json::stringMember(metadata, "name");
+  if (name.empty()) name = json::stringMember(metadata, "generateName");
+  d.outcome = Outcome::NoGpu;
+  d.reason = templates.empty() ? "no pod template found" : "";
+  for (const auto& t : templates) {
+    const PodView pod = templateViewOf(*t.tmpl, s.context.kind, name, t.path);
+    std::vector<Violation> violations;
+    checkPodShape(pod, violations);
+    const PodGpu gpu = analyzeGpu(pod, s.policy, &violations);
+    const Evaluation ev = evaluate(pod, gpu, s, violations);
+    if (ev.outcome != Outcome::Skipped)
+      for (auto& v : violations) d.violations.push_back(std::move(v));
+    if (!d.reason.empty()) d.reason += "; ";
+    d.reason += text::oneLine(t.path, 120) + ": " + ev.reason;
+    // The most telling outcome wins: a class beats an unclassified GPU pod beats the rest.
+    if (ev.outcome == Outcome::Classified && d.outcome != Outcome::Classified) {
+      d.outcome = Outcome::Classified;
+      d.className = ev.cls->name;
+    } else if (ev.outcome == Outcome::Unclassified && d.outcome != Outcome::Classified) {
+      d.outcome = Outcome::Unclassified;
+    } else if (ev.outcome == Outcome::Skipped && d.outcome == Outcome::NoGpu) {
+      d.outcome = Outcome::Skipped;
+    }
+  }
+}
+
+std::string_view namespaceOf(const rapidjson::Value& object, const RequestContext& context) {
+  if (!context.namespaceName.empty()) return context.namespaceName;
+  return json::stringMember(json::objectMember(&object, "metadata"), "namespace");
+}
+
+Decision decideImpl(const rapidjson::Value& object, const RequestContext& context,
+                    const policy::PolicySet& policy, const UsageSnapshot& usage) {
+  Decision d;
+  if (context.operation != "CREATE") {
+    d.reason = "operation " + text::oneLine(context.operation, 20) + " is not checked";
+    return d;
+  }
+  const bool isPod = context.group.empty() && context.kind == "Pod";
+  std::optional<std::vector<PodTemplateRef>> templates;
+  if (!isPod) {
+    templates = findPodTemplates(object, context.group, context.kind, policy);
+    if (!templates) {
+      d.reason = "kind " + text::oneLine(context.kind, 60) + " has no pod templates to check";
+      return d;
+    }
+  }
+  const std::string_view ns = namespaceOf(object, context);
+  if (isExempt(policy, ns, context.namespaceLabels)) {
+    d.outcome = Outcome::Exempt;
+    d.reason = "namespace " + text::quoted(ns) + " is exempt";
+    return d;
+  }
+  d.mode = rolloutMode(policy, ns, context.namespaceLabels);
+  const Scope scope{context, policy, usage, ns};
+  if (isPod) {
+    decidePod(object, scope, d);
+  } else {
+    decideWorkload(object, *templates, scope, d);
+  }
+  applyVerdict(d);
+  return d;
+}
+
+}  // namespace
+
+Decision decide(const rapidjson::Value& object, const RequestContext& context,
+                const policy::PolicySet& policy, const UsageSnapshot& usage) {
+  try {
+    return decideImpl(object, context, policy, usage);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    // A bug, not the pod's fault; still an answer rather than a crash of the server.
+    Decision d;
+    d.reason = "internal error";
+    d.violations.push_back({"internal-error", "gpu-admission could not evaluate the pod (" +
+                                                  text::oneLine(e.what(), 200) +
+                                                  "): tell the platform team"});
+    applyVerdict(d);
+    return d;
+  }
+}
+
+}  // namespace gpua::engine

@@ -1,0 +1,35 @@
+#include "engine/decision.hpp"
+
+namespace gpua::engine {
+
+const char* outcomeName(Decision::Outcome o) {
+  switch (o) {
+    case Decision::Outcome::NotApplicable:
+      return "NotApplicable";
+    case Decision::Outcome::Exempt:
+      return "Exempt";
+    case Decision::Outcome::Skipped:
+      return "Skipped";
+    case Decision::Outcome::NoGpu:
+      return "NoGpu";
+    case Decision::Outcome::Classified:
+      return "Classified";
+    case Decision::Outcome::Unclassified:
+      return "Unclassified";
+  }
+  return "Unknown";
+}
+
+const char* modeName(policy::Mode m) {
+  switch (m) {
+    case policy::Mode::Enforce:
+      return "enforce";
+    case policy::Mode::Warn:
+      return "warn";
+    case policy::Mode::Audit:
+      return "audit";
+  }
+  return "enforce";
+}
+
+}  // namespace gpua::engine

@@ -1,0 +1,170 @@
+#include "engine/quota_check.hpp"
+
+#include "engine/text.hpp"
+
+namespace gpua::engine {
+
+namespace {
+
+constexpr double kEpsilon = 1e-9;
+
+const char* operatorWord(policy::SelectorOperator op) {
+  switch (op) {
+    case policy::SelectorOperator::In:
+      return " in ";
+    case policy::SelectorOperator::NotIn:
+      return " not in ";
+    case policy::SelectorOperator::Exists:
+      return "";
+    case policy::SelectorOperator::DoesNotExist:
+      return "";
+  }
+  return "";
+}
+
+std::string describeLabels(const policy::LabelSelector& s) {
+  std::vector<std::string> parts;
+  for (const auto& [k, v] : s.matchLabels) parts.push_back(k + "=" + v);
+  for (const auto& r : s.matchExpressions) {
+    if (r.op == policy::SelectorOperator::DoesNotExist) {
+      parts.push_back("no label " + r.key);
+    } else if (r.op == policy::SelectorOperator::Exists) {
+      parts.push_back("label " + r.key);
+    } else {
+      parts.push_back(r.key + operatorWord(r.op) + "(" + text::join(r.values) + ")");
+    }
+  }
+  return text::join(parts);
+}
+
+// Usage counted against the quota: every matching namespace (Shared) or this one.
+NamespaceUsage usedBy(const policy::Quota& q, const QuotaInput& in) {
+  NamespaceUsage total;
+  auto add = [&](const NamespaceUsage& u) {
+    total.gpuEquivalents += u.gpuEquivalents;
+    for (const auto& [k, v] : u.byClass) total.byClass[k] += v;
+    for (const auto& [k, v] : u.byResource) total.byResource[k] += v;
+  };
+  if (q.scope == policy::Quota::Scope::PerNamespace) {
+    auto it = in.usage.namespaces.find(in.namespaceName);
+    if (it != in.usage.namespaces.end()) add(it->second);
+    return total;
+  }
+  static const policy::Labels kNoLabels;
+  for (const auto& [name, u] : in.usage.namespaces) {
+    const policy::Labels* labels = &kNoLabels;
+    if (name == in.namespaceName) {
+      labels = &in.namespaceLabels;
+    } else if (auto it = in.usage.namespaceLabels.find(name);
+               it != in.usage.namespaceLabels.end()) {
+      labels = &it->second;
+    }
+    if (q.namespaces.matches(name, *labels)) add(u);
+  }
+  return total;
+}
+
+// "use a smaller class (e.g. inference on MIG), " when the policy has one this namespace may use.
+std::string smallerClassHint(const QuotaInput& in) {
+  for (const auto& c : in.policy.classes) {
+    if (&c == in.cls || c.gpuEquivalentPerUnit >= 1.0 - kEpsilon ||
+        c.gpus.request == policy::GpuRequest::Forbidden)
+      continue;
+    if (c.allowedNamespaces && !c.allowedNamespaces->matches(in.namespaceName, in.namespaceLabels))
+      continue;
+    if (in.cls != nullptr && c.gpuEquivalentPerUnit >= in.cls->gpuEquivalentPerUnit) continue;
+    const bool mig = c.resolvedResource.starts_with("nvidia.com/mig-");
+    return "use a smaller class (e.g. " + c.name + (mig ? " on MIG" : " on shared GPUs") + "), ";
+  }
+  return {};
+}
+
+struct Budget {
+  std::string need;   // "4 GPU-equivalents", "4 nvidia.com/gpu"
+  std::string scope;  // "" or " for class training"
+  double requested;
+  double limit;
+  double used;
+  std::string unit;  // for the "allows" phrase: "" or " nvidia.com/gpu"
+};
+
+void check(const policy::Quota& q, const Budget& b, const QuotaInput& in,
+           std::vector<Violation>& out) {
+  if (b.used + b.requested <= b.limit + kEpsilon) return;
+  const double left = b.limit - b.used;
+  const std::string what = left > kEpsilon ? "request at most " + text::number(left) + ", "
+                                           : "wait for running GPU pods to finish, ";
+  const std::string where =
+      (q.scope == policy::Quota::Scope::PerNamespace ? "per namespace, " : "") +
+      describeNamespaces(q.namespaces);
+  out.push_back({"quota", std::string(in.subject) + " needs " + b.need + " but quota " +
+                              text::quoted(q.name) + " (" + where + ") allows " +
+                              text::number(b.limit) + b.unit + b.scope + " and " +
+                              text::number(b.used) + " are in use: " + what + smallerClassHint(in) +
+                              "or ask the platform team to raise quota " + text::quoted(q.name)});
+}
+
+void checkOne(const policy::Quota& q, const QuotaInput& in, std::vector<Violation>& out) {
+  const NamespaceUsage used = usedBy(q, in);
+  const std::string eq = text::number(in.gpuEquivalents) + " GPU-equivalents";
+  if (q.gpuEquivalents)
+    check(q, {eq, "", in.gpuEquivalents, *q.gpuEquivalents, used.gpuEquivalents, ""}, in, out);
+  if (in.cls != nullptr) {
+    if (auto it = q.perClass.find(in.cls->name); it != q.perClass.end()) {
+      auto u = used.byClass.find(in.cls->name);
+      check(q,
+            {eq + " of class " + in.cls->name, " for class " + in.cls->name, in.gpuEquivalents,
+             it->second, u == used.byClass.end() ? 0.0 : u->second, ""},
+            in, out);
+    }
+  }
+  for (const auto& [resource, units] : in.units) {
+    auto it = q.perResource.find(resource);
+    if (it == q.perResource.end()) continue;
+    auto u = used.byResource.find(resource);
+    check(q,
+          {std::to_string(units) + " " + resource, "", static_cast<double>(units),
+           static_cast<double>(it->second),
+           u == used.byResource.end() ? 0.0 : static_cast<double>(u->second), " " + resource},
+          in, out);
+  }
+}
+
+}  // namespace
+
+std::string describeNamespaces(const policy::NamespaceSelector& selector) {
+  const std::string labels = describeLabels(selector.labels);
+  if (selector.names.empty())
+    return labels.empty() ? "all namespaces" : "namespaces with " + labels;
+  std::string out =
+      (selector.names.size() == 1 ? "namespace " : "namespaces ") + text::join(selector.names);
+  if (!labels.empty()) out += " with " + labels;
+  return out;
+}
+
+void checkQuotas(const QuotaInput& in, std::vector<Violation>& violations,
+                 std::vector<std::string>& warnings) {
+  if (in.gpuEquivalents <= 0 && in.units.empty()) return;
+  for (const auto& q : in.policy.quotas) {
+    if (!q.namespaces.matches(in.namespaceName, in.namespaceLabels)) continue;
+    if (in.usage.available) {
+      checkOne(q, in, violations);
+      continue;
+    }
+    const std::string reason = in.usage.unavailableReason.empty()
+                                   ? std::string("GPU usage is not known yet")
+                                   : text::oneLine(in.usage.unavailableReason, 160);
+    if (in.policy.quotaUnavailable == policy::QuotaUnavailable::FailClosed) {
+      violations.push_back({std::string(kQuotaUnavailableRule),
+                            std::string(in.subject) + " needs " + text::number(in.gpuEquivalents) +
+                                " GPU-equivalents but GPU quota " + text::quoted(q.name) +
+                                " could not be checked (" + reason +
+                                "): retry in a minute, and tell the platform team if it persists"});
+    } else {
+      warnings.push_back("GPU quota not checked: " + reason);
+    }
+    return;  // one notice covers every quota
+  }
+}
+
+}  // namespace gpua::engine

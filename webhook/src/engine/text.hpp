@@ -1,0 +1,24 @@
+// Text helpers for messages users read: safe quoting of user-supplied names and numbers
+// without useless decimals.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace gpua::engine::text {
+
+// `"name"` with control characters replaced and long names cut (at a UTF-8 boundary), so a
+// hostile pod name can neither break the one-line rule nor bloat a warning.
+std::string quoted(std::string_view s);
+
+// 14 -> "14", 2.0/7 -> "0.29", 1.5 -> "1.5".
+std::string number(double v);
+
+// "a, b, c"
+std::string join(const std::vector<std::string>& items, std::string_view separator = ", ");
+
+// Replaces control characters by spaces and cuts at `maxBytes` (UTF-8 safe).
+std::string oneLine(std::string_view s, std::size_t maxBytes);
+
+}  // namespace gpua::engine::text

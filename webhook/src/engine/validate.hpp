@@ -1,0 +1,37 @@
+// Validation rules for a pod (or pod template) and its class. Each broken rule becomes a
+// Violation with a stable rule id and a one-line message that names the pod, the container,
+// the resource, the rule and what to do.
+#pragma once
+
+#include <string_view>
+#include <vector>
+
+#include "engine/decision.hpp"
+#include "engine/gpu_request.hpp"
+#include "engine/pod_view.hpp"
+#include "policy/label_selector.hpp"
+#include "policy/policy_set.hpp"
+
+namespace gpua::engine {
+
+struct ValidationInput {
+  const PodView& pod;
+  const PodGpu& gpu;
+  const policy::PolicySet& policy;
+  const policy::WorkloadClass& cls;
+  const std::vector<const policy::Pool*>& pools;  // the class's pools
+  std::string_view namespaceName;
+  const policy::Labels& namespaceLabels;
+  std::string_view rewriteTo;  // see gpuRewriteTarget()
+};
+
+// class-not-allowed, missing-gpu-request, gpu-forbidden, max-per-container, max-per-pod,
+// shared-gpu-over-one, mig-profile-unavailable, priority-class-not-allowed.
+void validateClass(const ValidationInput& in, std::vector<Violation>& out);
+
+// gpu-pool-without-request: a pod that asks for no GPU but steers itself onto a GPU pool by
+// nodeSelector, required node affinity or an explicit toleration of a pool taint.
+void validatePoolTargeting(const PodView& pod, const PodGpu& gpu, const policy::PolicySet& policy,
+                           std::vector<Violation>& out);
+
+}  // namespace gpua::engine

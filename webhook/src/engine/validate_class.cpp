@@ -1,0 +1,187 @@
+#include "engine/json_util.hpp"
+#include "engine/text.hpp"
+#include "engine/validate.hpp"
+
+namespace gpua::engine {
+
+namespace {
+
+// The resource name as the pod wrote it when all entries agree, else "GPUs".
+std::string resourceWord(const std::vector<const GpuEntry*>& entries) {
+  if (entries.empty()) return "GPUs";
+  for (const auto* e : entries)
+    if (e->resource != entries.front()->resource) return "GPUs";
+  return std::string(entries.front()->resource);
+}
+
+std::vector<const GpuEntry*> entriesOf(const PodGpu& gpu, const ContainerGpu* only) {
+  std::vector<const GpuEntry*> out;
+  for (const auto& c : gpu.containers)
+    if (only == nullptr || &c == only)
+      for (const auto& e : c.gpus)
+        if (e.units() > 0) out.push_back(&e);
+  return out;
+}
+
+void checkNamespace(const ValidationInput& in, std::vector<Violation>& out) {
+  if (!in.cls.allowedNamespaces ||
+      in.cls.allowedNamespaces->matches(in.namespaceName, in.namespaceLabels))
+    return;
+  out.push_back({"class-not-allowed", in.pod.subject + " matches GPU class " + in.cls.name +
+                                          ", which namespace " + text::quoted(in.namespaceName) +
+                                          " may not use: remove the labels that " +
+                                          "select class " + in.cls.name +
+                                          ", or ask the platform team to allow this namespace"});
+}
+
+void checkRequestPresence(const ValidationInput& in, std::vector<Violation>& out) {
+  const auto request = in.cls.gpus.request;
+  if (request == policy::GpuRequest::Required && !in.gpu.hasGpu) {
+    const std::string resource =
+        in.cls.resolvedResource.empty() ? std::string(kWholeGpu) : in.cls.resolvedResource;
+    out.push_back({"missing-gpu-request",
+                   in.pod.subject + " is in GPU class " + in.cls.name +
+                       " but no container asks for a GPU: add resources.limits " + resource +
+                       ": 1 to the container that needs it, or remove the labels that select " +
+                       "class " + in.cls.name});
+  }
+  if (request != policy::GpuRequest::Forbidden || !in.gpu.hasGpu) return;
+  for (const auto& c : in.gpu.containers) {
+    if (!c.wantsGpu()) continue;
+    const auto entries = entriesOf(in.gpu, &c);
+    out.push_back({"gpu-forbidden", in.pod.subject + " " + containerLabel(c) + " asks for " +
+                                        std::to_string(c.units()) + " " + resourceWord(entries) +
+                                        " but class " + in.cls.name +
+                                        " does not allow GPUs: remove the GPU request, or use " +
+                                        "a GPU class"});
+    return;
+  }
+  out.push_back({"gpu-forbidden", in.pod.subject + " claims devices (resourceClaims) but class " +
+                                      in.cls.name + " does not allow GPUs: remove the claim, " +
+                                      "or use a GPU class"});
+}
+
+void checkMaxPerContainer(const ValidationInput& in, std::vector<Violation>& out) {
+  if (!in.cls.gpus.maxPerContainer) return;
+  const int64_t max = *in.cls.gpus.maxPerContainer;
+  for (const auto& c : in.gpu.containers) {
+    if (c.units() <= max) continue;
+    out.push_back({"max-per-container",
+                   in.pod.subject + " " + containerLabel(c) + " asks for " +
+                       std::to_string(c.units()) + " " + resourceWord(entriesOf(in.gpu, &c)) +
+                       " but class " + in.cls.name + " allows at most " + std::to_string(max) +
+                       " per container: spread the work over more containers or pods, or ask " +
+                       "the platform team for a larger limit"});
+  }
+}
+
+void checkMaxPerPod(const ValidationInput& in, std::vector<Violation>& out) {
+  if (!in.cls.gpus.maxPerPod) return;
+  const int64_t max = *in.cls.gpus.maxPerPod;
+  int64_t total = 0;
+  for (const auto& [resource, units] : effectiveUnits(in.gpu, in.rewriteTo))
+    total = addUnits(total, units);
+  if (total <= max) return;
+  // Name the container when one holds the GPUs, as developers think in containers.
+  std::vector<std::string> holders;
+  const ContainerGpu* holder = nullptr;
+  for (const auto& c : in.gpu.containers)
+    if (c.units() > 0) {
+      holders.push_back(text::quoted(c.name));
+      holder = &c;
+    }
+  const std::string who = holders.size() == 1 ? " " + containerLabel(*holder)
+                                              : " (containers " + text::join(holders) + ")";
+  out.push_back({"max-per-pod", in.pod.subject + who + " asks for " + std::to_string(total) + " " +
+                                    resourceWord(entriesOf(in.gpu, nullptr)) + " but class " +
+                                    in.cls.name + " allows at most " + std::to_string(max) +
+                                    " per pod: split the job across more pods or ask the " +
+                                    "platform team for a larger limit"});
+}
+
+bool isSharedResource(std::string_view resource, const ValidationInput& in) {
+  if (in.cls.sharedResource && resource == in.cls.resolvedResource) return true;
+  if (resource == kWholeGpu) return false;  // shared only through the class above
+  for (const auto& pool : in.policy.pools)
+    if (pool.resource == resource &&
+        (pool.sharing == policy::Sharing::TimeSlicing || pool.sharing == policy::Sharing::Mps))
+      return true;
+  return false;
+}
+
+void checkShared(const ValidationInput& in, std::vector<Violation>& out) {
+  for (const auto& c : in.gpu.containers)
+    for (const auto& e : c.gpus) {
+      const std::string_view resource =
+          !in.rewriteTo.empty() && e.resource == kWholeGpu ? in.rewriteTo : e.resource;
+      if (e.units() <= 1 || !isSharedResource(resource, in)) continue;
+      out.push_back({"shared-gpu-over-one",
+                     in.pod.subject + " " + containerLabel(c) + " asks for " +
+                         std::to_string(e.units()) + " " + std::string(e.resource) + " but class " +
+                         in.cls.name +
+                         " shares GPUs by time-slicing, where more than 1 unit adds no " +
+                         "compute or memory: request 1, or use a class with whole GPUs"});
+    }
+}
+
+void checkMigProfiles(const ValidationInput& in, std::vector<Violation>& out) {
+  if (in.pools.empty() || !in.gpu.requestsMig) return;
+  std::vector<std::string> offered;
+  for (const auto* pool : in.pools)
+    if (pool->sharing == policy::Sharing::Mig)
+      for (const auto& p : pool->migProfiles) offered.push_back(p);
+  for (const auto& c : in.gpu.containers)
+    for (const auto& e : c.gpus) {
+      if (!e.resource.starts_with(kMigPrefix) || !e.wantsGpu()) continue;
+      const std::string_view profile = e.resource.substr(kMigPrefix.size());
+      bool found = false;
+      for (const auto& p : offered) found = found || p == profile;
+      if (found) continue;
+      const std::string offer = offered.empty() ? "no pool of class " + in.cls.name + " has MIG"
+                                                : "offered: " + text::join(offered);
+      out.push_back({"mig-profile-unavailable",
+                     in.pod.subject + " " + containerLabel(c) + " asks for " +
+                         text::oneLine(e.resource, 80) + " but no pool of class " + in.cls.name +
+                         " offers MIG profile " + text::oneLine(profile, 40) + " (" + offer +
+                         "): request one of the offered profiles, or " +
+                         "nvidia.com/gpu to get the class's default"});
+    }
+}
+
+void checkPriorityClass(const ValidationInput& in, std::vector<Violation>& out) {
+  const std::string_view name = in.pod.specString("priorityClassName");
+  if (name.empty() || in.cls.overridePriorityClass) return;
+  if (in.cls.priorityClassName && *in.cls.priorityClassName == name) return;
+  if (in.policy.globalDefaultPriorityClass && *in.policy.globalDefaultPriorityClass == name) return;
+  const auto& allowed = in.cls.allowedPriorityClasses;
+  bool ok = allowed.empty() && !name.starts_with("system-");
+  for (const auto& a : allowed) ok = ok || a == name;
+  if (ok) return;
+  std::vector<std::string> names;
+  if (in.cls.priorityClassName) names.push_back(*in.cls.priorityClassName);
+  for (const auto& a : allowed)
+    if (!in.cls.priorityClassName || a != *in.cls.priorityClassName) names.push_back(a);
+  const std::string allowedText =
+      names.empty() ? std::string("any class not named system-*") : text::join(names);
+  out.push_back(
+      {"priority-class-not-allowed",
+       in.pod.subject + " names priorityClassName " + text::quoted(name) + " but class " +
+           in.cls.name + " allows only " + allowedText + ": remove priorityClassName" +
+           (in.cls.priorityClassName ? " (the class sets " + *in.cls.priorityClassName + ")"
+                                     : std::string()) +
+           " or use an allowed one"});
+}
+
+}  // namespace
+
+void validateClass(const ValidationInput& in, std::vector<Violation>& out) {
+  checkNamespace(in, out);
+  checkRequestPresence(in, out);
+  checkMaxPerContainer(in, out);
+  checkMaxPerPod(in, out);
+  checkShared(in, out);
+  checkMigProfiles(in, out);
+  checkPriorityClass(in, out);
+}
+
+}  // namespace gpua::engine

@@ -1,0 +1,81 @@
+#include "engine/json_util.hpp"
+#include "engine/text.hpp"
+#include "engine/validate.hpp"
+
+namespace gpua::engine {
+
+namespace {
+
+// How the pod reaches `pool`, in words ("nodeSelector k=v"), or empty when it does not.
+std::string nodeSelectorHit(const PodView& pod, const policy::Pool& pool) {
+  const rapidjson::Value* selector = json::objectMember(pod.spec, "nodeSelector");
+  for (const auto& [k, v] : pool.nodeSelector)
+    if (json::stringMember(selector, k) == v && json::member(selector, k) != nullptr)
+      return "nodeSelector " + k + "=" + v;
+  return {};
+}
+
+std::string affinityHit(const PodView& pod, const policy::Pool& pool) {
+  const auto* node = json::objectMember(json::objectMember(pod.spec, "affinity"), "nodeAffinity");
+  const auto* terms =
+      json::arrayMember(json::objectMember(node, "requiredDuringSchedulingIgnoredDuringExecution"),
+                        "nodeSelectorTerms");
+  if (terms == nullptr) return {};
+  for (const auto& term : terms->GetArray()) {
+    const auto* exprs = json::arrayMember(&term, "matchExpressions");
+    if (exprs == nullptr) continue;
+    for (const auto& e : exprs->GetArray()) {
+      const auto* values = json::arrayMember(&e, "values");
+      if (values == nullptr || json::stringMember(&e, "operator") != "In") continue;
+      const auto it = pool.nodeSelector.find(std::string(json::stringMember(&e, "key")));
+      if (it == pool.nodeSelector.end()) continue;
+      for (const auto& v : values->GetArray())
+        if (json::view(v) == it->second) return "node affinity " + it->first + "=" + it->second;
+    }
+  }
+  return {};
+}
+
+// Only a toleration naming the taint's key counts: a blanket toleration (empty key) is what
+// node agents such as monitoring DaemonSets carry, and it says nothing about GPUs.
+std::string tolerationHit(const PodView& pod, const policy::Pool& pool) {
+  const auto* tolerations = json::arrayMember(pod.spec, "tolerations");
+  if (tolerations == nullptr) return {};
+  for (const auto& taint : pool.taints)
+    for (const auto& tol : tolerations->GetArray()) {
+      if (json::stringMember(&tol, "key") != taint.key) continue;
+      const std::string_view op = json::stringMember(&tol, "operator");
+      const std::string_view effect = json::stringMember(&tol, "effect");
+      const bool valueOk = op == "Exists" || json::stringMember(&tol, "value") == taint.value;
+      if (valueOk && (effect.empty() || effect == taint.effect)) return "toleration " + taint.key;
+    }
+  return {};
+}
+
+}  // namespace
+
+void validatePoolTargeting(const PodView& pod, const PodGpu& gpu, const policy::PolicySet& policy,
+                           std::vector<Violation>& out) {
+  if (gpu.hasGpu) return;
+  for (const auto& pool : policy.pools) {
+    std::string how = nodeSelectorHit(pod, pool);
+    std::string_view what = "nodeSelector entry";
+    if (how.empty()) {
+      how = affinityHit(pod, pool);
+      what = "node affinity";
+    }
+    if (how.empty()) {
+      how = tolerationHit(pod, pool);
+      what = "toleration";
+    }
+    if (how.empty()) continue;
+    out.push_back({"gpu-pool-without-request",
+                   pod.subject + " targets GPU pool " + pool.name + " (" + text::oneLine(how, 120) +
+                       ") but asks for no GPU: add a GPU to resources.limits of the container " +
+                       "that needs one, or remove the " + std::string(what) +
+                       " so the pod runs on CPU nodes"});
+    return;  // one finding is enough to explain it
+  }
+}
+
+}  // namespace gpua::engine

@@ -1,0 +1,85 @@
+#include "engine/verdict.hpp"
+
+#include "engine/quota_check.hpp"
+#include "engine/text.hpp"
+
+namespace gpua::engine {
+
+namespace {
+
+constexpr std::size_t kWarningBytes = 480;       // one warning, cut on a UTF-8 boundary
+constexpr std::size_t kAllWarningsBytes = 4000;  // the apiserver keeps 4 KiB per request
+constexpr std::size_t kChangeSummaryBytes = 120;
+
+// "gpu-admission: class training: node affinity pool train-h100, toleration nvidia.com/gpu"
+std::string changeSummary(const Decision& d) {
+  std::string out = "gpu-admission: class " + d.className + ": ";
+  for (std::size_t i = 0; i < d.changes.size(); ++i) {
+    const std::string more = " (+" + std::to_string(d.changes.size() - i) + " more)";
+    const std::string item = (i > 0 ? ", " : "") + d.changes[i];
+    if (i > 0 && out.size() + item.size() + more.size() > kChangeSummaryBytes) return out + more;
+    out += item;
+  }
+  return out;
+}
+
+void capWarnings(std::vector<std::string>& warnings) {
+  std::size_t total = 0;
+  std::vector<std::string> kept;
+  for (auto& w : warnings) {
+    std::string line = text::oneLine(w, kWarningBytes);
+    if (total + line.size() > kAllWarningsBytes) break;
+    total += line.size();
+    kept.push_back(std::move(line));
+  }
+  warnings = std::move(kept);
+}
+
+std::string firstWithCount(const std::vector<const Violation*>& list) {
+  std::string msg = list.front()->message;
+  if (list.size() > 1) msg += " (and " + std::to_string(list.size() - 1) + " more)";
+  return msg;
+}
+
+}  // namespace
+
+policy::Mode rolloutMode(const policy::PolicySet& policy, std::string_view namespaceName,
+                         const policy::Labels& namespaceLabels) {
+  for (const auto& rule : policy.rollout)
+    if (!rule.namespaces || rule.namespaces->matches(namespaceName, namespaceLabels))
+      return rule.mode;
+  return policy::Mode::Enforce;
+}
+
+void applyVerdict(Decision& d) {
+  std::vector<const Violation*> enforced;
+  std::vector<const Violation*> all;
+  for (const auto& v : d.violations) {
+    all.push_back(&v);
+    if (d.mode == policy::Mode::Enforce || v.rule == kQuotaUnavailableRule) enforced.push_back(&v);
+  }
+  if (!d.className.empty()) d.auditAnnotations["class"] = d.className;
+  if (!all.empty()) {
+    std::string rules;
+    for (const auto* v : all) rules += (rules.empty() ? "" : ",") + v->rule;
+    d.auditAnnotations["violation"] = text::oneLine(firstWithCount(all), 1000);
+    d.auditAnnotations["violation-rules"] = rules;
+    d.auditAnnotations["mode"] = modeName(d.mode);
+  }
+  if (!enforced.empty()) {
+    d.denial = Denial{403, "Forbidden", text::oneLine(firstWithCount(enforced), 2000)};
+    d.patch.clear();
+    d.changes.clear();
+    d.warnings.clear();
+    return;
+  }
+  std::vector<std::string> warnings;
+  if (!d.changes.empty()) warnings.push_back(changeSummary(d));
+  if (d.mode == policy::Mode::Warn)
+    for (const auto* v : all) warnings.push_back("gpu-admission (warn mode): " + v->message);
+  for (auto& w : d.warnings) warnings.push_back(std::move(w));
+  d.warnings = std::move(warnings);
+  capWarnings(d.warnings);
+}
+
+}  // namespace gpua::engine

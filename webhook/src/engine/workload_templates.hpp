@@ -1,0 +1,28 @@
+// Where a workload object keeps its pod templates: the built-in controllers (Deployment,
+// StatefulSet, DaemonSet, ReplicaSet, Job: spec.template; CronJob:
+// spec.jobTemplate.spec.template) and the policy's templateKinds (paths with '*').
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "policy/policy_set.hpp"
+
+namespace gpua::engine {
+
+struct PodTemplateRef {
+  const rapidjson::Value* tmpl = nullptr;  // an object
+  std::string path;                        // "spec.pytorchReplicaSpecs.Worker.template"
+};
+
+// nullopt when the kind is not a workload whose templates the policy validates.
+std::optional<std::vector<PodTemplateRef>> findPodTemplates(const rapidjson::Value& object,
+                                                            std::string_view group,
+                                                            std::string_view kind,
+                                                            const policy::PolicySet& policy);
+
+}  // namespace gpua::engine
