@@ -1,0 +1,71 @@
+// An asynchronous HTTPS/1.1 server on Boost.Beast. It knows nothing about admission: every
+// request goes to a Handler, so the same server runs the webhook or a constant "null" handler.
+//
+// Each connection is a session that owns its TLS stream and arms a deadline before every
+// read and write (handshake and headers, body, response, idle keep-alive), so a slow or dead
+// client costs a socket, never a worker thread. Limits and bad framing are answered here
+// (413, 431, 400); everything else is the handler's business.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "server/http_types.hpp"
+#include "server/serve_config.hpp"
+#include "server/tls_context.hpp"
+
+namespace gpua::server {
+
+struct HttpServerOptions {
+  std::chrono::milliseconds headerTimeout{10'000};  // TLS handshake + request line and headers
+  std::chrono::milliseconds bodyTimeout{30'000};    // request body; also the response write
+  std::chrono::milliseconds idleTimeout{120'000};   // waiting for the next request
+  std::size_t maxBodyBytes = 8u << 20;              // Beast's default is 1 MB: too small
+  std::size_t maxHeaderBytes = 64u << 10;
+};
+
+// Observers, called on I/O threads; each may be empty.
+struct ServerEvents {
+  // A request the server itself rejected or abandoned: "body-too-large", "header-too-large",
+  // "malformed-http", "header-timeout", "body-timeout", "tls-handshake".
+  std::function<void(std::string_view kind)> badRequest;
+  // The number of open connections changed.
+  std::function<void(int64_t open)> connections;
+  // A handler threw; the client got a 500.
+  std::function<void(const HttpRequest&, std::string_view what)> handlerError;
+};
+
+class HttpServer {
+ public:
+  HttpServer(boost::asio::io_context& ioc, std::shared_ptr<TlsContextStore> tls, Handler handler,
+             HttpServerOptions options, ServerEvents events = {});
+  ~HttpServer();
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  // Binds and listens. Returns an empty string on success, else one line naming the address
+  // and the problem ("cannot listen on 127.0.0.1:8443: Address already in use").
+  std::string listen(const ListenAddress& address);
+  uint16_t port() const;  // the bound port (useful with port 0)
+
+  void start();  // starts accepting (call after listen, before running the io_context)
+
+  // Graceful stop: close the listener, close idle keep-alive connections, let a request in
+  // flight finish and answer it with "Connection: close". Safe from any thread.
+  void stop();
+
+  int64_t openConnections() const;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace gpua::server

@@ -1,0 +1,48 @@
+// The server's view of one HTTP exchange, free of Beast types, so handlers (the admission
+// webhook, a constant "null" handler for load comparison, tests) never include Boost.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace gpua::server {
+
+struct HttpRequest {
+  std::string method;       // "GET", "POST", ...
+  std::string target;       // as sent: "/mutate?timeout=10s"
+  std::string path;         // target without the query: "/mutate"
+  std::string contentType;  // Content-Type header value, empty when absent
+  std::string body;
+};
+
+struct HttpResponse {
+  int status = 200;
+  std::string contentType = "application/json";
+  std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;  // extra headers, e.g. Allow
+  // Not sent: a stable id of the problem for metrics ("unknown-path", "invalid-json"...).
+  std::string errorKind;
+
+  // A plain-text one-line error, the shape every 4xx/5xx of the server uses.
+  static HttpResponse text(int status, std::string message, std::string errorKind = {}) {
+    HttpResponse r;
+    r.status = status;
+    r.errorKind = std::move(errorKind);
+    r.contentType = "text/plain; charset=utf-8";
+    r.body = std::move(message);
+    if (r.body.empty() || r.body.back() != '\n') r.body.push_back('\n');
+    return r;
+  }
+};
+
+using Handler = std::function<HttpResponse(const HttpRequest&)>;
+
+// Strips "?query" from a request target.
+inline std::string pathOf(const std::string& target) {
+  const auto q = target.find('?');
+  return q == std::string::npos ? target : target.substr(0, q);
+}
+
+}  // namespace gpua::server

@@ -1,0 +1,208 @@
+#include "server/serve_config.hpp"
+
+#include <charconv>
+#include <cstdlib>
+#include <map>
+#include <sstream>
+
+namespace gpua::server {
+
+namespace {
+
+// One setting: its flag, its environment variable, and how to store a value.
+struct Setting {
+  std::string flag;
+  std::string env;
+  std::string help;
+  std::function<std::string(ServeConfig&, const std::string&)> apply;  // returns error or ""
+};
+
+std::optional<uint64_t> parseUnsigned(const std::string& text) {
+  uint64_t v = 0;
+  const auto* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || p != end || text.empty()) return std::nullopt;
+  return v;
+}
+
+std::vector<std::string> splitComma(const std::string& text) {
+  std::vector<std::string> out;
+  std::stringstream ss(text);
+  for (std::string part; std::getline(ss, part, ',');)
+    if (!part.empty()) out.push_back(part);
+  return out;
+}
+
+auto durationSetter(std::chrono::milliseconds ServeConfig::*field) {
+  return [field](ServeConfig& c, const std::string& v) -> std::string {
+    auto d = parseDuration(v);
+    if (!d) return "invalid duration \"" + v + "\" (use e.g. 500ms, 10s, 2m)";
+    c.*field = *d;
+    return {};
+  };
+}
+
+auto stringSetter(std::string ServeConfig::*field) {
+  return [field](ServeConfig& c, const std::string& v) -> std::string {
+    if (v.empty()) return "empty value";
+    c.*field = v;
+    return {};
+  };
+}
+
+const std::vector<Setting>& settings() {
+  static const std::vector<Setting> all = {
+      {"--policies", "GPU_ADMISSION_POLICIES", "policy file or directory (repeatable, or a,b)",
+       [](ServeConfig& c, const std::string& v) -> std::string {
+         auto parts = splitComma(v);
+         if (parts.empty()) return "empty value";
+         c.policyPaths.insert(c.policyPaths.end(), parts.begin(), parts.end());
+         return {};
+       }},
+      {"--tls-cert", "GPU_ADMISSION_TLS_CERT", "PEM server certificate chain",
+       stringSetter(&ServeConfig::tlsCert)},
+      {"--tls-key", "GPU_ADMISSION_TLS_KEY", "PEM private key of the certificate",
+       stringSetter(&ServeConfig::tlsKey)},
+      {"--client-ca", "GPU_ADMISSION_CLIENT_CA", "PEM CA bundle: require client certificates",
+       stringSetter(&ServeConfig::clientCa)},
+      {"--listen", "GPU_ADMISSION_LISTEN", "ADDR:PORT to listen on (default 0.0.0.0:8443)",
+       [](ServeConfig& c, const std::string& v) -> std::string {
+         auto a = parseListenAddress(v);
+         if (!a) return "invalid address \"" + v + "\" (use ADDR:PORT, [V6]:PORT or :PORT)";
+         c.listen = *a;
+         return {};
+       }},
+      {"--threads", "GPU_ADMISSION_THREADS", "worker threads (default: one per core)",
+       [](ServeConfig& c, const std::string& v) -> std::string {
+         auto n = parseUnsigned(v);
+         if (!n || *n == 0 || *n > 1024) return "invalid thread count \"" + v + "\" (1-1024)";
+         c.threads = static_cast<unsigned>(*n);
+         return {};
+       }},
+      {"--shutdown-grace", "GPU_ADMISSION_SHUTDOWN_GRACE",
+       "time to finish requests in flight on SIGTERM (default 10s)",
+       durationSetter(&ServeConfig::shutdownGrace)},
+      {"--reload-interval", "GPU_ADMISSION_RELOAD_INTERVAL",
+       "how often policy and certificate files are checked for changes (default 1s)",
+       durationSetter(&ServeConfig::reloadInterval)},
+      {"--header-timeout", "GPU_ADMISSION_HEADER_TIMEOUT",
+       "TLS handshake and request header read timeout (default 10s)",
+       durationSetter(&ServeConfig::headerTimeout)},
+      {"--body-timeout", "GPU_ADMISSION_BODY_TIMEOUT",
+       "request body read and response write timeout (default 30s)",
+       durationSetter(&ServeConfig::bodyTimeout)},
+      {"--idle-timeout", "GPU_ADMISSION_IDLE_TIMEOUT",
+       "idle keep-alive connection timeout (default 120s; keep above 90s)",
+       durationSetter(&ServeConfig::idleTimeout)},
+  };
+  return all;
+}
+
+const Setting* findFlag(const std::string& flag) {
+  for (const auto& s : settings())
+    if (s.flag == flag) return &s;
+  return nullptr;
+}
+
+std::string validate(const ServeConfig& c) {
+  if (c.policyPaths.empty()) return "missing --policies (or GPU_ADMISSION_POLICIES)";
+  if (c.tlsCert.empty()) return "missing --tls-cert (or GPU_ADMISSION_TLS_CERT)";
+  if (c.tlsKey.empty()) return "missing --tls-key (or GPU_ADMISSION_TLS_KEY)";
+  if (c.reloadInterval.count() <= 0) return "--reload-interval must be positive";
+  if (c.headerTimeout.count() <= 0 || c.bodyTimeout.count() <= 0 || c.idleTimeout.count() <= 0)
+    return "timeouts must be positive";
+  return {};
+}
+
+}  // namespace
+
+std::optional<std::chrono::milliseconds> parseDuration(const std::string& text) {
+  static const std::map<std::string, int64_t> kUnits = {
+      {"ms", 1}, {"s", 1000}, {"m", 60'000}, {"", 1000}};
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 12) return std::nullopt;
+  const auto unit = kUnits.find(text.substr(digits));
+  if (unit == kUnits.end()) return std::nullopt;
+  const auto n = parseUnsigned(text.substr(0, digits));
+  if (!n) return std::nullopt;
+  return std::chrono::milliseconds(static_cast<int64_t>(*n) * unit->second);
+}
+
+std::optional<ListenAddress> parseListenAddress(const std::string& text) {
+  const auto colon = text.rfind(':');
+  if (colon == std::string::npos) return std::nullopt;
+  std::string host = text.substr(0, colon);
+  const auto port = parseUnsigned(text.substr(colon + 1));
+  if (!port || *port > 65535) return std::nullopt;
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
+    host = host.substr(1, host.size() - 2);
+  else if (host.find(':') != std::string::npos)
+    return std::nullopt;  // a bare IPv6 address is ambiguous: require brackets
+  if (host.empty()) host = "0.0.0.0";
+  return ListenAddress{host, static_cast<uint16_t>(*port)};
+}
+
+ConfigResult parseServeConfig(int argc, const char* const* argv, const EnvLookup& env) {
+  ServeConfig config;
+  std::vector<std::pair<const Setting*, std::string>> flags;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      config.help = true;
+      continue;
+    }
+    std::optional<std::string> value;
+    if (auto eq = arg.find('='); arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    }
+    const Setting* s = findFlag(arg);
+    if (!s) return {std::nullopt, "unknown flag \"" + arg + "\" (see --help)"};
+    if (!value) {
+      if (i + 1 >= argc) return {std::nullopt, arg + ": missing value"};
+      value = argv[++i];
+    }
+    flags.emplace_back(s, *value);
+  }
+  if (config.help) return {config, {}};
+
+  // Flags win: a variable is read only when its flag is absent, so a stale variable in a
+  // container spec cannot break a command line that overrides it.
+  for (const auto& s : settings()) {
+    bool flagged = false;
+    for (const auto& [f, _] : flags) flagged = flagged || f == &s;
+    if (flagged) continue;
+    if (auto v = env(s.env); v && !v->empty()) {
+      if (auto err = s.apply(config, *v); !err.empty()) return {std::nullopt, s.env + ": " + err};
+    }
+  }
+  for (const auto& [s, value] : flags) {
+    if (auto err = s->apply(config, value); !err.empty())
+      return {std::nullopt, s->flag + ": " + err};
+  }
+  if (auto err = validate(config); !err.empty()) return {std::nullopt, err};
+  return {config, {}};
+}
+
+EnvLookup processEnv() {
+  return [](const std::string& name) -> std::optional<std::string> {
+    const char* v = std::getenv(name.c_str());
+    if (!v) return std::nullopt;
+    return std::string(v);
+  };
+}
+
+std::string serveUsage() {
+  std::string out =
+      "usage: gpu-admission serve --policies DIR --tls-cert FILE --tls-key FILE [options]\n\n"
+      "Serves /mutate, /validate, /admit, /healthz, /readyz and /metrics over TLS.\n"
+      "Each flag can also be set by its environment variable; flags win.\n\n";
+  for (const auto& s : settings()) {
+    out += "  " + s.flag + std::string(s.flag.size() < 18 ? 18 - s.flag.size() : 1, ' ') + s.help +
+           "\n" + std::string(20, ' ') + "env: " + s.env + "\n";
+  }
+  return out;
+}
+
+}  // namespace gpua::server

@@ -1,0 +1,60 @@
+// Settings of `gpu-admission serve`, from command-line flags and GPU_ADMISSION_* environment
+// variables (for containers). Flags win over the environment; the environment wins over
+// defaults. Parsing is pure: the caller passes the environment lookup, so tests need no setenv.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpua::server {
+
+struct ListenAddress {
+  std::string host;   // "127.0.0.1", "::", "0.0.0.0"
+  uint16_t port = 0;  // 0 = pick a free port (printed at startup)
+};
+
+struct ServeConfig {
+  std::vector<std::string> policyPaths;  // --policies (repeatable; comma-separated also accepted)
+  std::string tlsCert;
+  std::string tlsKey;
+  std::string clientCa;  // empty = no client certificate verification
+  ListenAddress listen{"0.0.0.0", 8443};
+  unsigned threads = 0;  // 0 = one per core
+  std::chrono::milliseconds shutdownGrace{10'000};
+  std::chrono::milliseconds reloadInterval{1'000};
+  std::chrono::milliseconds headerTimeout{10'000};
+  std::chrono::milliseconds bodyTimeout{30'000};
+  // Must exceed the apiserver's 90 s idle keep-alive, or it reuses sockets we already closed.
+  std::chrono::milliseconds idleTimeout{120'000};
+  std::size_t maxBodyBytes = 8u << 20;
+  bool help = false;
+};
+
+using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;
+
+struct ConfigResult {
+  std::optional<ServeConfig> config;  // absent when `error` is set
+  std::string error;                  // one line naming the flag/variable and the problem
+};
+
+// Parses argv (argv[0] is the command name) plus the environment.
+ConfigResult parseServeConfig(int argc, const char* const* argv, const EnvLookup& env);
+
+// The real process environment.
+EnvLookup processEnv();
+
+// "ADDR:PORT", "[v6]:PORT" or ":PORT" (all interfaces).
+std::optional<ListenAddress> parseListenAddress(const std::string& text);
+
+// "250ms", "10s", "2m", or a bare number of seconds.
+std::optional<std::chrono::milliseconds> parseDuration(const std::string& text);
+
+// Flags and environment variables, for --help and docs.
+std::string serveUsage();
+
+}  // namespace gpua::server

@@ -1,0 +1,135 @@
+#include "server/tls_context.hpp"
+
+#include <openssl/asn1.h>
+#include <openssl/bn.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include <ctime>
+#include <fstream>
+#include <iterator>
+
+namespace gpua::server {
+
+namespace {
+
+constexpr unsigned char kSessionIdContext[] = "gpu-admission";
+
+bool readFile(const std::string& path, std::string& out, std::string& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot read " + path;
+    return false;
+  }
+  out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (out.empty()) {
+    error = path + " is empty";
+    return false;
+  }
+  return true;
+}
+
+// Offers http/1.1 only: the apiserver must never negotiate h2 with a webhook.
+int selectAlpn(SSL*, const unsigned char** out, unsigned char* outlen, const unsigned char* in,
+               unsigned int inlen, void*) {
+  static const unsigned char kHttp11[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+  unsigned char* selected = nullptr;
+  if (SSL_select_next_proto(&selected, outlen, kHttp11, sizeof kHttp11, in, inlen) !=
+      OPENSSL_NPN_NEGOTIATED)
+    return SSL_TLSEXT_ERR_NOACK;  // no common protocol: proceed without ALPN
+  *out = selected;
+  return SSL_TLSEXT_ERR_OK;
+}
+
+void applyProtocolPolicy(SSL_CTX* ctx) {
+  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  SSL_CTX_set_max_proto_version(ctx, TLS1_3_VERSION);
+  SSL_CTX_set_options(
+      ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
+  SSL_CTX_set_cipher_list(ctx, tls12CipherList());
+  SSL_CTX_set_alpn_select_cb(ctx, &selectAlpn, nullptr);
+  // Resumption: a server-side cache (TLS 1.2 session ids) plus tickets (on by default).
+  SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
+  SSL_CTX_set_session_id_context(ctx, kSessionIdContext, sizeof kSessionIdContext - 1);
+}
+
+// The leaf certificate's expiry and serial.
+void describeLeaf(SSL_CTX* ctx, TlsLoadResult& result) {
+  X509* leaf = SSL_CTX_get0_certificate(ctx);
+  if (!leaf) return;
+  struct tm tm {};
+  if (ASN1_TIME_to_tm(X509_get0_notAfter(leaf), &tm) == 1) result.notAfterUnix = timegm(&tm);
+  if (BIGNUM* bn = ASN1_INTEGER_to_BN(X509_get0_serialNumber(leaf), nullptr)) {
+    if (char* hex = BN_bn2hex(bn)) {
+      result.serialHex = hex;
+      OPENSSL_free(hex);
+    }
+    BN_free(bn);
+  }
+}
+
+bool loadIdentity(ssl::context& ctx, const TlsFiles& files, std::string& error) {
+  std::string cert, key;
+  if (!readFile(files.cert, cert, error) || !readFile(files.key, key, error)) return false;
+  boost::system::error_code ec;
+  ctx.use_certificate_chain(boost::asio::buffer(cert), ec);
+  if (ec) {
+    error = files.cert + ": not a PEM certificate chain (" + ec.message() + ")";
+    return false;
+  }
+  // Parse the key ourselves first, so "not a key" and "the wrong key" are different errors.
+  BIO* bio = BIO_new_mem_buf(key.data(), static_cast<int>(key.size()));
+  EVP_PKEY* pkey = bio ? PEM_read_bio_PrivateKey(bio, nullptr, nullptr, nullptr) : nullptr;
+  BIO_free(bio);
+  if (!pkey) {
+    ERR_clear_error();
+    error = files.key + ": not a PEM private key";
+    return false;
+  }
+  const bool matches = SSL_CTX_use_PrivateKey(ctx.native_handle(), pkey) == 1 &&
+                       SSL_CTX_check_private_key(ctx.native_handle()) == 1;
+  EVP_PKEY_free(pkey);
+  if (!matches) {
+    ERR_clear_error();
+    error = files.key + " does not match the certificate in " + files.cert;
+    return false;
+  }
+  return true;
+}
+
+bool loadClientCa(ssl::context& ctx, const std::string& caFile, std::string& error) {
+  std::string ca;
+  if (!readFile(caFile, ca, error)) return false;
+  boost::system::error_code ec;
+  ctx.add_certificate_authority(boost::asio::buffer(ca), ec);
+  if (ec) {
+    error = caFile + ": not a PEM CA bundle (" + ec.message() + ")";
+    return false;
+  }
+  ctx.set_verify_mode(ssl::verify_peer | ssl::verify_fail_if_no_peer_cert);
+  return true;
+}
+
+}  // namespace
+
+const char* tls12CipherList() {
+  return "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
+         "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
+         "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
+}
+
+TlsLoadResult loadTlsContext(const TlsFiles& files) {
+  TlsLoadResult result;
+  auto ctx = std::make_shared<ssl::context>(ssl::context::tls_server);
+  applyProtocolPolicy(ctx->native_handle());
+  if (!loadIdentity(*ctx, files, result.error)) return result;
+  if (!files.clientCa.empty() && !loadClientCa(*ctx, files.clientCa, result.error)) return result;
+  describeLeaf(ctx->native_handle(), result);
+  ERR_clear_error();
+  result.context = std::move(ctx);
+  return result;
+}
+
+}  // namespace gpua::server

@@ -1,0 +1,262 @@
+// The HTTPS server in-process behind a router of test handlers: keep-alive, limits, timeouts,
+// bad framing, TLS options, graceful stop. No admission code is involved.
+#include "server/http_server.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <mutex>
+#include <thread>
+
+#include "server/router.hpp"
+#include "support/temp_dir.hpp"
+#include "support/tls_test_client.hpp"
+
+namespace gpua::server {
+namespace {
+
+using gpua::testing::ClientOptions;
+using gpua::testing::TempDir;
+using gpua::testing::TlsTestClient;
+using namespace std::chrono_literals;
+
+class HttpServerTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    certs_ = new TempDir();
+    gpua::testing::generateDevCerts(GPUA_GEN_CERTS, certs_->path().string());
+  }
+  static void TearDownTestSuite() { delete certs_; }
+
+  void start(std::string clientCa = {}) {
+    auto tls = loadTlsContext({certs_->file("server.crt"), certs_->file("server.key"), clientCa});
+    ASSERT_TRUE(tls.context) << tls.error;
+    router_.add("POST", "/echo", [](const HttpRequest& r) {
+      HttpResponse res;
+      res.contentType = "text/plain";
+      res.body = r.body;
+      return res;
+    });
+    router_.add("GET", "/healthz",
+                [](const HttpRequest&) { return HttpResponse::text(200, "ok"); });
+    router_.add("POST", "/slow", [](const HttpRequest&) {
+      std::this_thread::sleep_for(400ms);
+      return HttpResponse::text(200, "slow done");
+    });
+    router_.add("GET", "/boom",
+                [](const HttpRequest&) -> HttpResponse { throw std::runtime_error("boom"); });
+    ServerEvents events;
+    events.badRequest = [this](std::string_view kind) {
+      std::lock_guard lock(mutex_);
+      bad_.emplace_back(kind);
+    };
+    events.handlerError = [this](const HttpRequest&, std::string_view) { ++handlerErrors_; };
+    HttpServerOptions options;
+    options.headerTimeout = 400ms;
+    options.bodyTimeout = 400ms;
+    options.idleTimeout = 1500ms;
+    server_ = std::make_unique<HttpServer>(
+        ioc_, std::make_shared<TlsContextStore>(tls.context),
+        [this](const HttpRequest& r) { return router_.route(r); }, options, events);
+    ASSERT_EQ(server_->listen({"127.0.0.1", 0}), "");
+    server_->start();
+    for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { ioc_.run(); });
+  }
+
+  void TearDown() override {
+    if (server_) server_->stop();
+    work_.reset();
+    for (auto& t : threads_) t.join();
+  }
+
+  TlsTestClient client(ClientOptions extra = {}) {
+    extra.caFile = certs_->file("ca.crt");
+    return TlsTestClient(server_->port(), extra);
+  }
+
+  std::vector<std::string> badKinds() {
+    std::lock_guard lock(mutex_);
+    return bad_;
+  }
+
+  // The stream's timer closes the socket before the session's handler records why, so the
+  // client can see the close first: give the event a moment to land.
+  std::vector<std::string> badKindsSoon() {
+    for (int i = 0; i < 100 && badKinds().empty(); ++i) std::this_thread::sleep_for(10ms);
+    return badKinds();
+  }
+
+  static TempDir* certs_;
+  boost::asio::io_context ioc_;
+  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_{
+      ioc_.get_executor()};
+  Router router_;
+  std::unique_ptr<HttpServer> server_;
+  std::vector<std::thread> threads_;
+  std::mutex mutex_;
+  std::vector<std::string> bad_;
+  std::atomic<int> handlerErrors_{0};
+};
+TempDir* HttpServerTest::certs_ = nullptr;
+
+TEST_F(HttpServerTest, KeepAliveServesManyRequestsOnOneConnectionOverHttp11Alpn) {
+  start();
+  auto c = client();
+  EXPECT_EQ(c.negotiatedAlpn(), "http/1.1");
+  for (int i = 0; i < 5; ++i) {
+    auto res = c.request("POST", "/echo", "hello " + std::to_string(i), "text/plain");
+    EXPECT_EQ(res.status, 200);
+    EXPECT_EQ(res.body, "hello " + std::to_string(i));
+    EXPECT_TRUE(res.keepAlive);
+  }
+  EXPECT_EQ(server_->openConnections(), 1);
+}
+
+TEST_F(HttpServerTest, NeverNegotiatesH2) {
+  start();
+  ClientOptions o;
+  o.alpn = "h2";
+  auto c = client(o);
+  EXPECT_EQ(c.negotiatedAlpn(), "");
+  EXPECT_EQ(c.request("GET", "/healthz").status, 200);
+}
+
+TEST_F(HttpServerTest, Tls12UsesAnEcdheAeadSuite) {
+  start();
+  ClientOptions o;
+  o.method = boost::asio::ssl::context::tlsv12_client;
+  auto c = client(o);
+  EXPECT_EQ(c.protocolVersion(), "TLSv1.2");
+  EXPECT_EQ(c.request("GET", "/healthz").status, 200);
+}
+
+TEST_F(HttpServerTest, RoutingMissesAndHandlerErrorsGetStatusCodes) {
+  start();
+  auto c = client();
+  EXPECT_EQ(c.request("GET", "/nope").status, 404);
+  auto r = c.request("GET", "/echo");
+  EXPECT_EQ(r.status, 405);
+  EXPECT_EQ(r.headers["Allow"], "POST");
+  EXPECT_EQ(c.request("GET", "/boom").status, 500);
+  EXPECT_EQ(handlerErrors_.load(), 1);
+  EXPECT_EQ(c.request("GET", "/healthz").status, 200);  // same connection still fine
+}
+
+TEST_F(HttpServerTest, AcceptsEightMiBAndRejectsMoreWith413) {
+  start();
+  auto c = client();
+  const std::string eight(8u << 20, 'x');
+  auto ok = c.request("POST", "/echo", eight, "text/plain");
+  EXPECT_EQ(ok.status, 200);
+  EXPECT_EQ(ok.body.size(), eight.size());
+
+  auto big = client();
+  auto res = big.request("POST", "/echo", std::string(9u << 20, 'x'), "text/plain");
+  EXPECT_EQ(res.status, 413);
+  EXPECT_NE(res.body.find("exceeds the limit of 8388608 bytes"), std::string::npos);
+  EXPECT_FALSE(res.keepAlive);
+  EXPECT_EQ(badKinds(), std::vector<std::string>{"body-too-large"});
+  EXPECT_EQ(client().request("GET", "/healthz").status, 200);
+}
+
+TEST_F(HttpServerTest, MalformedHttpIs400) {
+  start();
+  auto c = client();
+  c.writeRaw("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n");
+  auto res = c.read();
+  EXPECT_EQ(res.status, 400);
+  EXPECT_NE(res.body.find("malformed HTTP request"), std::string::npos);
+  EXPECT_EQ(badKinds(), std::vector<std::string>{"malformed-http"});
+}
+
+TEST_F(HttpServerTest, HugeHeadersAre431) {
+  start();
+  auto c = client();
+  c.writeRaw("GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(70'000, 'a') + "\r\n\r\n");
+  EXPECT_EQ(c.read().status, 431);
+}
+
+TEST_F(HttpServerTest, ExpectContinueIsHonoured) {
+  start();
+  auto c = client();
+  c.writeRaw("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n");
+  EXPECT_EQ(c.read().status, 100);
+  c.writeRaw("hello");
+  auto res = c.read();
+  EXPECT_EQ(res.status, 200);
+  EXPECT_EQ(res.body, "hello");
+}
+
+TEST_F(HttpServerTest, SlowHeaderTimesOutWithoutBlockingOthers) {
+  start();
+  auto slow = client();
+  slow.writeRaw("POST /echo HTTP/1.1\r\nHost: x\r\n");  // and then nothing
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(client().request("GET", "/healthz").status, 200);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 400ms);
+  EXPECT_TRUE(slow.closedByPeer());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 2s);
+  EXPECT_EQ(badKindsSoon(), std::vector<std::string>{"header-timeout"});
+}
+
+TEST_F(HttpServerTest, SlowBodyTimesOut) {
+  start();
+  auto slow = client();
+  slow.writeRaw("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc");
+  EXPECT_TRUE(slow.closedByPeer());
+  EXPECT_EQ(badKindsSoon(), std::vector<std::string>{"body-timeout"});
+}
+
+TEST_F(HttpServerTest, IdleConnectionsOutliveTheHeaderTimeoutThenClose) {
+  start();
+  auto c = client();
+  EXPECT_EQ(c.request("GET", "/healthz").status, 200);
+  std::this_thread::sleep_for(800ms);  // twice the header timeout, under the idle timeout
+  EXPECT_EQ(c.request("GET", "/healthz").status, 200);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(c.closedByPeer());
+  EXPECT_GT(std::chrono::steady_clock::now() - t0, 1s);
+  EXPECT_TRUE(badKinds().empty());  // an idle close is normal, not a bad request
+}
+
+TEST_F(HttpServerTest, StopFinishesInFlightRequestsAndClosesIdleOnes) {
+  start();
+  auto idle = client();
+  EXPECT_EQ(idle.request("GET", "/healthz").status, 200);
+  auto busy = client();
+  busy.writeRaw("POST /slow HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
+  std::this_thread::sleep_for(100ms);  // the handler is now running
+  server_->stop();
+  auto res = busy.read();
+  EXPECT_EQ(res.status, 200);
+  EXPECT_EQ(res.body, "slow done\n");
+  EXPECT_FALSE(res.keepAlive);
+  EXPECT_TRUE(idle.closedByPeer());
+  EXPECT_THROW(client(), boost::system::system_error);  // no longer accepting
+}
+
+TEST_F(HttpServerTest, ClientCaRequiresAClientCertificate) {
+  // A client certificate signed by the dev CA, for clientAuth.
+  const std::string d = certs_->path().string();
+  const std::string cmd =
+      "cd '" + d +
+      "' && openssl ecparam -name prime256v1 -genkey -noout -out client.key 2>/dev/null && "
+      "openssl req -new -key client.key -subj /CN=kube-apiserver -out client.csr 2>/dev/null && "
+      "printf 'extendedKeyUsage=clientAuth\\n' > client.ext && "
+      "openssl x509 -req -in client.csr -CA ca.crt -CAkey ca.key -set_serial 7 -days 1 "
+      "-extfile client.ext -out client.crt 2>/dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  start(certs_->file("ca.crt"));
+
+  EXPECT_ANY_THROW({
+    auto c = client();
+    c.request("GET", "/healthz");
+  });
+  ClientOptions o;
+  o.clientCert = certs_->file("client.crt");
+  o.clientKey = certs_->file("client.key");
+  EXPECT_EQ(client(o).request("GET", "/healthz").status, 200);
+}
+
+}  // namespace
+}  // namespace gpua::server

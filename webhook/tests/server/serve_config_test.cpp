@@ -1,0 +1,143 @@
+#include "server/serve_config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <vector>
+
+namespace gpua::server {
+namespace {
+
+using Env = std::map<std::string, std::string>;
+
+ConfigResult parse(std::vector<const char*> args, const Env& env = {}) {
+  args.insert(args.begin(), "serve");
+  return parseServeConfig(static_cast<int>(args.size()), args.data(),
+                          [&env](const std::string& k) -> std::optional<std::string> {
+                            auto it = env.find(k);
+                            if (it == env.end()) return std::nullopt;
+                            return it->second;
+                          });
+}
+
+TEST(ServeConfig, ParsesEveryFlag) {
+  auto r = parse({"--policies",
+                  "p1",
+                  "--policies=p2,p3",
+                  "--tls-cert",
+                  "c.crt",
+                  "--tls-key",
+                  "c.key",
+                  "--client-ca",
+                  "ca.crt",
+                  "--listen",
+                  "127.0.0.1:0",
+                  "--threads",
+                  "3",
+                  "--shutdown-grace",
+                  "2s",
+                  "--reload-interval",
+                  "200ms",
+                  "--header-timeout",
+                  "1s",
+                  "--body-timeout",
+                  "3s",
+                  "--idle-timeout",
+                  "2m"});
+  ASSERT_TRUE(r.config) << r.error;
+  const auto& c = *r.config;
+  EXPECT_EQ(c.policyPaths, (std::vector<std::string>{"p1", "p2", "p3"}));
+  EXPECT_EQ(c.tlsCert, "c.crt");
+  EXPECT_EQ(c.tlsKey, "c.key");
+  EXPECT_EQ(c.clientCa, "ca.crt");
+  EXPECT_EQ(c.listen.host, "127.0.0.1");
+  EXPECT_EQ(c.listen.port, 0);
+  EXPECT_EQ(c.threads, 3u);
+  EXPECT_EQ(c.shutdownGrace.count(), 2000);
+  EXPECT_EQ(c.reloadInterval.count(), 200);
+  EXPECT_EQ(c.headerTimeout.count(), 1000);
+  EXPECT_EQ(c.bodyTimeout.count(), 3000);
+  EXPECT_EQ(c.idleTimeout.count(), 120000);
+}
+
+TEST(ServeConfig, DefaultsKeepIdleAboveTheApiserversNinetySeconds) {
+  auto r = parse({"--policies", "p", "--tls-cert", "c", "--tls-key", "k"});
+  ASSERT_TRUE(r.config) << r.error;
+  EXPECT_GT(r.config->idleTimeout.count(), 90'000);
+  EXPECT_EQ(r.config->maxBodyBytes, 8u << 20);
+  EXPECT_EQ(r.config->listen.port, 8443);
+  EXPECT_TRUE(r.config->clientCa.empty());
+}
+
+TEST(ServeConfig, ReadsTheEnvironment) {
+  auto r = parse({}, {{"GPU_ADMISSION_POLICIES", "/etc/p"},
+                      {"GPU_ADMISSION_TLS_CERT", "/tls/tls.crt"},
+                      {"GPU_ADMISSION_TLS_KEY", "/tls/tls.key"},
+                      {"GPU_ADMISSION_LISTEN", ":9443"},
+                      {"GPU_ADMISSION_THREADS", "2"}});
+  ASSERT_TRUE(r.config) << r.error;
+  EXPECT_EQ(r.config->policyPaths, std::vector<std::string>{"/etc/p"});
+  EXPECT_EQ(r.config->tlsCert, "/tls/tls.crt");
+  EXPECT_EQ(r.config->listen.host, "0.0.0.0");
+  EXPECT_EQ(r.config->listen.port, 9443);
+  EXPECT_EQ(r.config->threads, 2u);
+}
+
+TEST(ServeConfig, FlagsWinOverTheEnvironmentEvenWhenTheVariableIsInvalid) {
+  auto r = parse({"--policies", "flag-p", "--listen", "127.0.0.1:1"},
+                 {{"GPU_ADMISSION_POLICIES", "env-p"},
+                  {"GPU_ADMISSION_LISTEN", "garbage"},
+                  {"GPU_ADMISSION_TLS_CERT", "c"},
+                  {"GPU_ADMISSION_TLS_KEY", "k"}});
+  ASSERT_TRUE(r.config) << r.error;
+  EXPECT_EQ(r.config->policyPaths, std::vector<std::string>{"flag-p"});
+  EXPECT_EQ(r.config->listen.port, 1);
+}
+
+TEST(ServeConfig, ErrorsNameTheFlagOrVariable) {
+  EXPECT_NE(parse({"--policies", "p", "--tls-cert", "c"}).error.find("--tls-key"),
+            std::string::npos);
+  EXPECT_NE(parse({"--bogus"}).error.find("unknown flag \"--bogus\""), std::string::npos);
+  EXPECT_NE(parse({"--listen"}).error.find("--listen: missing value"), std::string::npos);
+  EXPECT_NE(parse({"--policies", "p", "--tls-cert", "c", "--tls-key", "k", "--listen", "8443"})
+                .error.find("--listen: invalid address"),
+            std::string::npos);
+  EXPECT_NE(parse({}, {{"GPU_ADMISSION_THREADS", "zero"}}).error.find("GPU_ADMISSION_THREADS"),
+            std::string::npos);
+  EXPECT_NE(parse({"--shutdown-grace", "10 years"}).error.find("invalid duration"),
+            std::string::npos);
+}
+
+TEST(ServeConfig, HelpNeedsNoOtherSetting) {
+  auto r = parse({"--help"});
+  ASSERT_TRUE(r.config);
+  EXPECT_TRUE(r.config->help);
+  EXPECT_NE(serveUsage().find("GPU_ADMISSION_TLS_CERT"), std::string::npos);
+}
+
+TEST(ListenAddress, AcceptsV4V6AndPortOnly) {
+  auto v4 = parseListenAddress("10.0.0.1:8443");
+  ASSERT_TRUE(v4);
+  EXPECT_EQ(v4->host, "10.0.0.1");
+  auto v6 = parseListenAddress("[::1]:443");
+  ASSERT_TRUE(v6);
+  EXPECT_EQ(v6->host, "::1");
+  EXPECT_EQ(v6->port, 443);
+  EXPECT_FALSE(parseListenAddress("::1:443"));
+  EXPECT_FALSE(parseListenAddress("host:99999"));
+  EXPECT_FALSE(parseListenAddress("host:"));
+  EXPECT_FALSE(parseListenAddress("host"));
+}
+
+TEST(Duration, UnitsAndBareSeconds) {
+  EXPECT_EQ(parseDuration("250ms")->count(), 250);
+  EXPECT_EQ(parseDuration("10s")->count(), 10'000);
+  EXPECT_EQ(parseDuration("2m")->count(), 120'000);
+  EXPECT_EQ(parseDuration("7")->count(), 7'000);
+  EXPECT_FALSE(parseDuration("s"));
+  EXPECT_FALSE(parseDuration("-1s"));
+  EXPECT_FALSE(parseDuration("1h"));
+}
+
+}  // namespace
+}  // namespace gpua::server

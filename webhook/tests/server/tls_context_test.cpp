@@ -1,0 +1,96 @@
+#include "server/tls_context.hpp"
+
+#include <openssl/ssl.h>
+
+#include <gtest/gtest.h>
+
+#include "support/temp_dir.hpp"
+#include "support/tls_test_client.hpp"
+
+namespace gpua::server {
+namespace {
+
+using gpua::testing::TempDir;
+
+class TlsContextTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    gpua::testing::generateDevCerts(GPUA_GEN_CERTS, dir_->file("a"));
+    gpua::testing::generateDevCerts(GPUA_GEN_CERTS, dir_->file("b"));
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static std::string a(const std::string& f) { return dir_->file("a/" + f); }
+  static std::string b(const std::string& f) { return dir_->file("b/" + f); }
+  static TempDir* dir_;
+};
+TempDir* TlsContextTest::dir_ = nullptr;
+
+TEST_F(TlsContextTest, LoadsAGoodPairWithModernSettings) {
+  auto r = loadTlsContext({a("server.crt"), a("server.key"), ""});
+  ASSERT_TRUE(r.context) << r.error;
+  SSL_CTX* ctx = r.context->native_handle();
+  EXPECT_EQ(SSL_CTX_get_min_proto_version(ctx), TLS1_2_VERSION);
+  EXPECT_EQ(SSL_CTX_get_max_proto_version(ctx), TLS1_3_VERSION);
+  EXPECT_NE(SSL_CTX_get_session_cache_mode(ctx) & SSL_SESS_CACHE_SERVER, 0);
+  EXPECT_EQ(SSL_CTX_get_options(ctx) & SSL_OP_NO_TICKET, 0u);  // tickets stay on
+  EXPECT_EQ(SSL_CTX_get_verify_mode(ctx), SSL_VERIFY_NONE);
+  // Every TLS 1.2 suite offered is ECDHE with an AEAD.
+  STACK_OF(SSL_CIPHER)* ciphers = SSL_CTX_get_ciphers(ctx);
+  int tls12 = 0;
+  for (int i = 0; i < sk_SSL_CIPHER_num(ciphers); ++i) {
+    const SSL_CIPHER* c = sk_SSL_CIPHER_value(ciphers, i);
+    const std::string name = SSL_CIPHER_get_name(c);
+    if (name.rfind("TLS_", 0) == 0) continue;  // TLS 1.3 suites
+    ++tls12;
+    EXPECT_EQ(name.rfind("ECDHE-", 0), 0u) << name;
+    EXPECT_TRUE(name.find("GCM") != std::string::npos || name.find("CHACHA20") != std::string::npos)
+        << name;
+  }
+  EXPECT_GT(tls12, 0);
+  EXPECT_GT(r.notAfterUnix, std::time(nullptr));
+  EXPECT_FALSE(r.serialHex.empty());
+}
+
+TEST_F(TlsContextTest, ClientCaTurnsOnMandatoryClientCertificates) {
+  auto r = loadTlsContext({a("server.crt"), a("server.key"), a("ca.crt")});
+  ASSERT_TRUE(r.context) << r.error;
+  EXPECT_EQ(SSL_CTX_get_verify_mode(r.context->native_handle()),
+            SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT);
+}
+
+TEST_F(TlsContextTest, MissingFilesAreNamed) {
+  auto r = loadTlsContext({dir_->file("nope.crt"), a("server.key"), ""});
+  EXPECT_FALSE(r.context);
+  EXPECT_NE(r.error.find("nope.crt"), std::string::npos) << r.error;
+  r = loadTlsContext({a("server.crt"), a("server.key"), dir_->file("no-ca.crt")});
+  EXPECT_NE(r.error.find("no-ca.crt"), std::string::npos) << r.error;
+}
+
+TEST_F(TlsContextTest, KeyThatDoesNotMatchIsRejected) {
+  auto r = loadTlsContext({a("server.crt"), b("server.key"), ""});
+  EXPECT_FALSE(r.context);
+  EXPECT_NE(r.error.find("does not match"), std::string::npos) << r.error;
+}
+
+TEST_F(TlsContextTest, GarbageIsNotACertificate) {
+  gpua::testing::writeFile(dir_->file("junk.pem"), "not a certificate\n");
+  auto r = loadTlsContext({dir_->file("junk.pem"), a("server.key"), ""});
+  EXPECT_FALSE(r.context);
+  EXPECT_NE(r.error.find("junk.pem"), std::string::npos) << r.error;
+  r = loadTlsContext({a("server.crt"), dir_->file("junk.pem"), ""});
+  EXPECT_NE(r.error.find("private key"), std::string::npos) << r.error;
+}
+
+TEST_F(TlsContextTest, StoreSwapsForNewReadersOnly) {
+  auto first = loadTlsContext({a("server.crt"), a("server.key"), ""}).context;
+  auto second = loadTlsContext({b("server.crt"), b("server.key"), ""}).context;
+  TlsContextStore store(first);
+  auto held = store.current();
+  store.set(second);
+  EXPECT_EQ(store.current(), second);
+  EXPECT_EQ(held, first);  // a connection that took the old one keeps it alive
+}
+
+}  // namespace
+}  // namespace gpua::server
