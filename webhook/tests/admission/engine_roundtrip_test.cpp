@@ -1,0 +1,242 @@
+// review() through the real engine: what the apiserver would receive for real pods, and proof
+// that the patch we send applies (with the apiserver's strict rules) and converges.
+#include <gtest/gtest.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "admission/base64.hpp"
+#include "admission/review.hpp"
+#include "engine/json_patch_apply.hpp"
+#include "engine/patch_op.hpp"
+#include "policy/loader.hpp"
+#include "review_support.hpp"
+
+namespace gpua::admission {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::parseBody;
+using testing::RequestSpec;
+using testing::reviewJson;
+
+policy::PolicySet trainingPolicy() {
+  policy::PolicySet p;
+  p.name = "roundtrip";
+  p.revision = "rev-1";
+  policy::Pool pool;
+  pool.name = "train-h100";
+  pool.gpu = "H100-80GB";
+  pool.nodeSelector = {{"gpu-admission.io/pool", "train"}};
+  pool.taints = {{"nvidia.com/gpu", "", "NoSchedule"}};
+  p.pools.push_back(pool);
+  policy::WorkloadClass c;
+  c.name = "training";
+  policy::MatchRule rule;
+  rule.labels = {{"gpu-admission.io/class", "training"}};
+  c.match.any = {rule};
+  c.pools = {"train-h100"};
+  c.priorityClassName = "gpu-training";
+  c.gpus.maxPerPod = 8;
+  c.resolvedResource = "nvidia.com/gpu";
+  p.classes.push_back(c);
+  p.unclassifiedGpuPods.action = policy::UnclassifiedGpuPods::Action::Deny;
+  return p;
+}
+
+std::string gpuPod(std::string_view labels, int gpus) {
+  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"trainer","namespace":"team-a",)"
+         R"("labels":{)" +
+         std::string(labels) +
+         R"(}},"spec":{"priority":0,"containers":[)"
+         R"({"name":"main","image":"pytorch","resources":{"limits":{"nvidia.com/gpu":)" +
+         std::to_string(gpus) + "}}}]}}";
+}
+
+std::string toJson(const rapidjson::Value& v) {
+  rapidjson::StringBuffer sb;
+  rapidjson::Writer<rapidjson::StringBuffer> w(sb);
+  v.Accept(w);
+  return {sb.GetString(), sb.GetSize()};
+}
+
+// Applies the response's patch to `object` like the apiserver would; returns the new object.
+std::string applyResponsePatch(const ReviewResult& r, const std::string& object) {
+  const auto body = parseBody(r.body);
+  const auto& resp = body["response"];
+  if (!resp.HasMember("patch")) return object;
+  EXPECT_STREQ(resp["patchType"].GetString(), "JSONPatch");
+  const auto decoded = base64Decode(resp["patch"].GetString());
+  EXPECT_TRUE(decoded.has_value());
+  EXPECT_EQ(*decoded, engine::serializePatch(r.decision->patch));
+  rapidjson::Document doc;
+  doc.Parse(object.c_str());
+  const auto err = engine::applyPatch(doc, r.decision->patch);
+  EXPECT_FALSE(err.has_value()) << *err;
+  return toJson(doc);
+}
+
+class EngineRoundTrip : public ::testing::Test {
+ protected:
+  policy::PolicySet policy = trainingPolicy();
+  engine::UsageSnapshot usage;
+
+  ReviewResult run(const std::string& object, Endpoint e, std::string op = "CREATE") {
+    RequestSpec s;
+    s.operation = std::move(op);
+    s.object = object;
+    return review(reviewJson(s), e, policy, usage);
+  }
+};
+
+TEST_F(EngineRoundTrip, TrainingPodIsPatchedAndThePatchConverges) {
+  const std::string pod = gpuPod(R"("gpu-admission.io/class":"training")", 2);
+  const ReviewResult first = run(pod, Endpoint::Mutate);
+  ASSERT_EQ(first.httpStatus, 200) << first.body;
+  ASSERT_TRUE(first.decision.has_value());
+  EXPECT_EQ(first.decision->className, "training");
+  const auto body = parseBody(first.body);
+  EXPECT_TRUE(body["response"]["allowed"].GetBool()) << first.body;
+  ASSERT_TRUE(body["response"].HasMember("patch")) << first.body;
+  EXPECT_TRUE(body["response"].HasMember("warnings")) << "a warning lists the changes";
+
+  const std::string patched = applyResponsePatch(first, pod);
+  EXPECT_NE(patched.find("gpu-training"), std::string::npos) << patched;
+  EXPECT_EQ(patched.find("\"priority\":0"), std::string::npos) << "priority must be removed";
+
+  // Reinvocation: the same pod comes back with our changes; nothing more to do.
+  const ReviewResult second = run(patched, Endpoint::Mutate);
+  EXPECT_FALSE(parseBody(second.body)["response"].HasMember("patch")) << second.body;
+  // The validating webhook sees the mutated pod: no patch, no "not applied" note.
+  const ReviewResult validated = run(patched, Endpoint::Validate);
+  EXPECT_TRUE(parseBody(validated.body)["response"]["allowed"].GetBool());
+  EXPECT_EQ(validated.body.find("did not run"), std::string::npos) << validated.body;
+}
+
+TEST_F(EngineRoundTrip, ValidateNeverPatchesAndNotesMissingMutation) {
+  const ReviewResult r =
+      run(gpuPod(R"("gpu-admission.io/class":"training")", 1), Endpoint::Validate);
+  ASSERT_EQ(r.httpStatus, 200);
+  const auto body = parseBody(r.body);
+  EXPECT_FALSE(body["response"].HasMember("patch"));
+  EXPECT_FALSE(body["response"].HasMember("patchType"));
+  EXPECT_NE(r.body.find("the mutating webhook did not run"), std::string::npos) << r.body;
+}
+
+TEST_F(EngineRoundTrip, UnclassifiedGpuPodIsDeniedWith403Forbidden) {
+  for (Endpoint e : {Endpoint::Mutate, Endpoint::Validate}) {
+    const ReviewResult r = run(gpuPod(R"("app":"x")", 1), e);
+    ASSERT_EQ(r.httpStatus, 200) << "deny with 200 and allowed:false, never HTTP 403";
+    const auto body = parseBody(r.body);
+    const auto& resp = body["response"];
+    EXPECT_FALSE(resp["allowed"].GetBool()) << r.body;
+    EXPECT_EQ(resp["status"]["code"].GetInt(), 403);
+    EXPECT_STREQ(resp["status"]["reason"].GetString(), "Forbidden");
+    EXPECT_NE(std::string(resp["status"]["message"].GetString()).find("trainer"), std::string::npos)
+        << r.body;
+    EXPECT_FALSE(resp.HasMember("patch"));
+  }
+}
+
+TEST_F(EngineRoundTrip, CpuPodIsAdmittedUnchanged) {
+  const ReviewResult r = run(
+      R"({"kind":"Pod","metadata":{"name":"web"},"spec":{"containers":[{"name":"c","image":"nginx"}]}})",
+      Endpoint::Mutate);
+  ASSERT_EQ(r.httpStatus, 200);
+  ASSERT_TRUE(r.decision.has_value());
+  const auto body = parseBody(r.body);
+  EXPECT_TRUE(body["response"]["allowed"].GetBool());
+  EXPECT_FALSE(body["response"].HasMember("patch"));
+}
+
+TEST_F(EngineRoundTrip, UpdateOfAPodThatCreateWouldDenyPassesThrough) {
+  const ReviewResult r = run(gpuPod(R"("app":"x")", 1), Endpoint::Validate, "UPDATE");
+  ASSERT_EQ(r.httpStatus, 200);
+  EXPECT_FALSE(r.decision.has_value());
+  EXPECT_TRUE(parseBody(r.body)["response"]["allowed"].GetBool());
+}
+
+TEST_F(EngineRoundTrip, DeploymentTemplateIsValidatedWithoutPatch) {
+  RequestSpec s;
+  s.group = "apps";
+  s.kind = "Deployment";
+  s.object = R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{)"
+             R"("template":{"metadata":{"labels":{"app":"x"}},"spec":{"containers":[{"name":"c",)"
+             R"("image":"i","resources":{"limits":{"nvidia.com/gpu":1}}}]}}}})";
+  const ReviewResult r = review(reviewJson(s), Endpoint::Validate, policy, usage);
+  ASSERT_EQ(r.httpStatus, 200);
+  ASSERT_TRUE(r.decision.has_value());
+  const auto body = parseBody(r.body);
+  EXPECT_FALSE(body["response"]["allowed"].GetBool()) << r.body;
+  EXPECT_FALSE(body["response"].HasMember("patch"));
+}
+
+struct CorpusTally {
+  int pods = 0, patched = 0, denied = 0;
+};
+
+// Reviews every corpus pod on both endpoints; checks the envelope, that /validate never
+// patches, and that the /mutate patch applies and converges.
+CorpusTally reviewCorpus(const fs::path& dir, const policy::PolicySet& policy) {
+  const engine::UsageSnapshot usage;
+  CorpusTally t;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (entry.path().extension() != ".json") continue;
+    std::ifstream in(entry.path());
+    std::stringstream text;
+    text << in.rdbuf();
+    RequestSpec s;
+    s.uid = entry.path().stem().string();
+    s.object = text.str();
+    SCOPED_TRACE(entry.path().filename().string());
+    for (Endpoint e : {Endpoint::Mutate, Endpoint::Validate}) {
+      const ReviewResult r = review(reviewJson(s), e, policy, usage);
+      EXPECT_EQ(r.httpStatus, 200) << r.body;
+      if (r.httpStatus != 200) continue;
+      const auto body = parseBody(r.body);
+      EXPECT_FALSE(body.HasParseError());
+      EXPECT_EQ(std::string(body["response"]["uid"].GetString()), s.uid);
+      if (e == Endpoint::Validate) {
+        EXPECT_FALSE(body["response"].HasMember("patch"));
+        continue;
+      }
+      t.patched += body["response"].HasMember("patch") ? 1 : 0;
+      t.denied += body["response"]["allowed"].GetBool() ? 0 : 1;
+      RequestSpec again = s;
+      again.object = applyResponsePatch(r, s.object);
+      const ReviewResult second = review(reviewJson(again), Endpoint::Mutate, policy, usage);
+      EXPECT_FALSE(parseBody(second.body)["response"].HasMember("patch")) << second.body;
+    }
+    ++t.pods;
+  }
+  return t;
+}
+
+TEST(EngineCorpus, ShippedPoliciesAnswerEveryCorpusPod) {
+  const fs::path dir = fs::path(GPUA_CORPUS) / "pods";
+  if (!fs::is_directory(dir)) GTEST_SKIP() << "corpus not present at " << dir;
+  const auto loaded = policy::loadPolicyPaths({GPUA_POLICIES});
+  if (!loaded.ok()) GTEST_SKIP() << "policies/ does not load (tested by the policy suite)";
+  const CorpusTally t = reviewCorpus(dir, *loaded.policy);
+  EXPECT_GT(t.pods, 0);
+  EXPECT_GT(t.patched, 0);  // the corpus has GPU pods the shipped policy changes
+  std::printf("corpus under policies/: %d pods, %d patched, %d denied\n", t.pods, t.patched,
+              t.denied);
+}
+
+TEST(EngineCorpus, EnforcingPolicyPatchesAndDeniesCorpusPods) {
+  const fs::path dir = fs::path(GPUA_CORPUS) / "pods";
+  if (!fs::is_directory(dir)) GTEST_SKIP() << "corpus not present at " << dir;
+  const CorpusTally t = reviewCorpus(dir, trainingPolicy());
+  EXPECT_GT(t.pods, 0);
+  // Unlabelled GPU pods are unclassified, hence denied under enforce.
+  EXPECT_GT(t.denied, 0);
+  std::printf("corpus under the test policy: %d pods, %d patched, %d denied\n", t.pods, t.patched,
+              t.denied);
+}
+
+}  // namespace
+}  // namespace gpua::admission
