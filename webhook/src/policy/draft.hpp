@@ -1,0 +1,53 @@
+// The policy as parsed from every document, before cross-references are resolved: the
+// PolicySet being built plus where each named or referenced thing was written, so checks that
+// run after merging (duplicates, dangling references, MIG resolution) still point at the
+// right file, line and column.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "policy/policy_set.hpp"
+#include "policy/yaml_reader.hpp"
+
+namespace gpua::policy {
+
+struct PoolOrigin {
+  SourceLoc node, name, gpu, sharing, replicas, resource;
+  std::vector<SourceLoc> migProfiles;
+  bool hasReplicas = false, hasResource = false, hasMigProfiles = false;
+  bool broken = false;  // errors were reported inside the pool: skip checks that build on it
+};
+
+struct ClassOrigin {
+  SourceLoc node, name, migProfile, request, priorityClassName;
+  std::vector<SourceLoc> pools;
+  bool requestExplicit = false;  // gpus.request was written (else defaulted from pools)
+};
+
+struct QuotaOrigin {
+  SourceLoc name;
+  std::map<std::string, SourceLoc> perClass;
+};
+
+// A setting that may be written once across all files ("exempt", "quotaUnavailable"...).
+struct SettingOrigin {
+  std::optional<SourceLoc> firstSetAt;
+};
+
+struct Draft {
+  PolicySet set;
+  bool haveName = false;
+  std::vector<PoolOrigin> pools;                  // parallel to set.pools
+  std::vector<ClassOrigin> classes;               // parallel to set.classes
+  std::vector<QuotaOrigin> quotas;                // parallel to set.quotas
+  std::vector<SourceLoc> skip;                    // name of each set.skip entry
+  std::vector<SourceLoc> rollout;                 // each set.rollout entry
+  std::vector<SourceLoc> templates;               // each set.templateKinds entry
+  std::map<std::string, SettingOrigin> settings;  // by key path, e.g. "spec.exempt"
+  SourceLoc unclassifiedGpuPods;                  // where the class name was written
+};
+
+}  // namespace gpua::policy

@@ -1,0 +1,31 @@
+// YAML document -> Draft. Each function reads one part of a GpuPolicy document strictly,
+// reporting every problem it finds through the reader and appending what is valid to the draft.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include "policy/draft.hpp"
+#include "policy/yaml_reader.hpp"
+
+namespace gpua::policy {
+
+// A whole document: apiVersion, kind, metadata, spec.
+void parseDocument(YamlReader& r, const YAML::Node& doc, Draft& draft);
+
+void parsePools(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft);
+void parseClasses(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft);
+void parseSkipRules(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft);
+void parseQuotas(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft);
+void parseRollout(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft);
+void parseTemplates(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft);
+
+// Shared pieces.
+// A namespace selector: either a list of names, or {names, matchLabels, matchExpressions}.
+std::optional<NamespaceSelector> parseNamespaceSelector(YamlReader& r, const YAML::Node& node,
+                                                        const std::string& path);
+LabelSelector parseLabelSelector(YamlReader& r, const MapReader& map);
+// One match rule; reports an empty rule.
+std::optional<MatchRule> parseMatchRule(YamlReader& r, const YAML::Node& node,
+                                        const std::string& path);
+
+}  // namespace gpua::policy
