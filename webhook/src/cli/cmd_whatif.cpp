@@ -33,6 +33,9 @@ constexpr const char* kUsage =
     "                             pod is judged alone)\n"
     "  -o, --output table|json    (default: table)\n"
     "\n"
+    "WARNED counts pods admitted although they break a rule (warn/audit rollout mode): the\n"
+    "pods enforce mode would deny.\n"
+    "\n"
     "exit status: 0 report printed, 2 usage error or bad input\n";
 
 enum class Verdict { Mutated, Denied, Unchanged, Error };
@@ -41,6 +44,7 @@ struct PodResult {
   std::string namespaceName, name, group, message;
   Verdict verdict = Verdict::Unchanged;
   std::size_t warnings = 0, patchOps = 0;
+  bool brokeRules = false;  // admitted although a rule was broken (warn/audit mode)
   std::string outcome, className;
 };
 
@@ -105,11 +109,14 @@ PodResult reviewOne(const Value& item, const policy::PolicySet& policy,
     res.outcome = r.decision ? engine::outcomeName(r.decision->outcome) : "";
     res.className = r.decision ? r.decision->className : "";
     res.warnings = r.warnings.size();
+    res.brokeRules = r.allowed && r.decision && !r.decision->violations.empty();
     res.patchOps = r.patch.size();
     res.verdict = !r.allowed        ? Verdict::Denied
                   : r.patch.empty() ? Verdict::Unchanged
                                     : Verdict::Mutated;
-    res.message = !r.allowed ? r.statusMessage : r.warnings.empty() ? "" : r.warnings.front();
+    res.message = !r.allowed       ? r.statusMessage
+                  : res.brokeRules ? r.decision->violations.front().message
+                                   : "";
   } catch (const ReviewError& e) {
     res.group = "(error)";
     res.verdict = Verdict::Error;
@@ -123,7 +130,7 @@ std::map<std::pair<std::string, std::string>, Row> summarize(const std::vector<P
   for (const auto& p : pods) {
     Row& row = rows[{p.namespaceName, p.group}];
     ++row.pods;
-    row.warned += p.warnings > 0 ? 1 : 0;
+    row.warned += p.brokeRules ? 1 : 0;
     switch (p.verdict) {
       case Verdict::Mutated:
         ++row.mutated;
@@ -163,11 +170,16 @@ void printTable(const std::vector<PodResult>& pods) {
   std::printf(fmt, "TOTAL", "", n(total.pods).c_str(), n(total.mutated).c_str(),
               n(total.denied).c_str(), n(total.warned).c_str(), n(total.unchanged).c_str(),
               n(total.errors).c_str());
-  for (const auto& p : pods)
-    if (p.verdict == Verdict::Denied || p.verdict == Verdict::Error)
-      std::printf("\n%s %s/%s: %s", p.verdict == Verdict::Denied ? "denied" : "error",
-                  p.namespaceName.c_str(), p.name.c_str(), p.message.c_str());
-  std::printf("\n");
+  // The pods behind the numbers: what enforce mode would refuse, and why.
+  for (const auto& p : pods) {
+    const char* what = p.verdict == Verdict::Denied  ? "denied"
+                       : p.verdict == Verdict::Error ? "error"
+                       : p.brokeRules                ? "warned"
+                                                     : nullptr;
+    if (what)
+      std::printf("%s %s/%s: %s\n", what, p.namespaceName.c_str(), p.name.c_str(),
+                  p.message.c_str());
+  }
 }
 
 void printJson(const std::vector<PodResult>& pods) {
@@ -184,6 +196,7 @@ void printJson(const std::vector<PodResult>& pods) {
     v.AddMember("verdict", str(verdictName(p.verdict)), a);
     v.AddMember("patchOps", static_cast<uint64_t>(p.patchOps), a);
     v.AddMember("warnings", static_cast<uint64_t>(p.warnings), a);
+    v.AddMember("brokeRules", p.brokeRules, a);
     v.AddMember("message", str(p.message), a);
     list.PushBack(v, a);
   }
