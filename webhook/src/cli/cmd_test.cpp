@@ -4,6 +4,8 @@
 // Exit status: 0 all passed, 1 some failed, 2 usage error or a policy that does not load.
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <memory>
 #include <set>
 
 #include "cli/command_registry.hpp"
@@ -75,8 +77,24 @@ void printFailure(const std::string& where, const CheckFailure& f) {
   for (const auto& line : f.diff) std::printf("    %s\n", line.c_str());
 }
 
-void runFile(const std::string& file, const policy::PolicySet& policy, const Args& args,
-             Tally& tally) {
+// The policy a case file runs against: its own `policies:` when it names some (loaded once per
+// distinct list), else the runner's.
+class PolicyCache {
+ public:
+  explicit PolicyCache(std::vector<std::string> defaultPaths) : default_(std::move(defaultPaths)) {}
+  const policy::PolicySet& get(const std::vector<std::string>& paths) {
+    const auto& key = paths.empty() ? default_ : paths;
+    auto it = loaded_.find(key);
+    if (it == loaded_.end()) it = loaded_.emplace(key, loadPolicies(key)).first;
+    return *it->second;
+  }
+
+ private:
+  std::vector<std::string> default_;
+  std::map<std::vector<std::string>, std::shared_ptr<const policy::PolicySet>> loaded_;
+};
+
+void runFile(const std::string& file, PolicyCache& policies, const Args& args, Tally& tally) {
   CaseFile cf;
   try {
     cf = loadCaseFile(file);
@@ -86,10 +104,19 @@ void runFile(const std::string& file, const policy::PolicySet& policy, const Arg
     ++tally.failed;
     return;
   }
+  const policy::PolicySet* policy = nullptr;
+  try {
+    policy = &policies.get(cf.policies);
+  } catch (const InputError& e) {
+    if (cf.policies.empty()) throw;  // the runner's own policy: nothing can run
+    std::printf("FAIL %s: %s\n", file.c_str(), e.what());
+    ++tally.failed;
+    return;
+  }
   const std::string filter = args.getOr("--run", "");
   for (const auto& c : cf.cases) {
     if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
-    const auto failures = checkCase(c, policy);
+    const auto failures = checkCase(c, *policy);
     const std::string where = file + ":" + c.name;
     for (const auto& f : failures) printFailure(where, f);
     if (failures.empty()) {
@@ -107,9 +134,10 @@ int test(const Args& args) {
   const auto files = caseFiles(paths);
   const auto policyPaths = args.has("--policies") ? splitList(*args.get("--policies"))
                                                   : std::vector{defaultPolicies(paths.front())};
-  const auto policy = loadPolicies(policyPaths);
+  PolicyCache policies(policyPaths);
+  policies.get({});  // a broken default policy is a usage error (exit 2), not a test failure
   Tally tally;
-  for (const auto& f : files) runFile(f, *policy, args, tally);
+  for (const auto& f : files) runFile(f, policies, args, tally);
   std::printf("%d passed, %d failed\n", tally.passed, tally.failed);
   return tally.failed > 0 ? 1 : 0;
 }

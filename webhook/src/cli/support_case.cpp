@@ -183,7 +183,10 @@ CaseFile loadCaseFile(const std::string& path) {
   cf.path = path;
   cf.doc = std::make_shared<rapidjson::Document>(readDocumentFile(path));
   const Where w{path, ""};
-  checkKeys(*cf.doc, {"cases", "defaults"}, "the file (top level)", w);
+  checkKeys(*cf.doc, {"cases", "defaults", "policies"}, "the file (top level)", w);
+  if (cf.doc->HasMember("policies"))
+    for (const auto& p : asStrings((*cf.doc)["policies"], "policies", w))
+      cf.policies.push_back(resolve(path, p));
   const Value* defaults = nullptr;
   if (cf.doc->HasMember("defaults")) {
     defaults = &(*cf.doc)["defaults"];

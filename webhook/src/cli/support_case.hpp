@@ -49,6 +49,8 @@ struct TestCase {
 
 struct CaseFile {
   std::string path;
+  // The file's own `policies:` (resolved paths); empty = the runner's policy.
+  std::vector<std::string> policies;
   // Owns every JSON value the cases point at (the case file and the podFiles they load).
   std::shared_ptr<rapidjson::Document> doc;
   std::vector<std::shared_ptr<rapidjson::Document>> objects;

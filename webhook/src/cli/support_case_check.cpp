@@ -86,7 +86,8 @@ class Checker {
         fail(ptr + ": expected " + shortJson(*want) + ", missing in the patched object");
       else if (*got != *want)
         fail(ptr + ": expected " + shortJson(*want) + ", got " + shortJson(*got),
-             jsonDiff(*want, *got));
+             want->IsObject() || want->IsArray() ? jsonDiff(*want, *got)
+                                                 : std::vector<std::string>{});
     }
     for (const auto& ptr : e.absent)
       if (const Value* got = rapidjson::Pointer(ptr.c_str()).Get(r_.patched))
