@@ -29,6 +29,9 @@ class LogField {
   LogField(std::string_view key, std::string_view v) : key_(key), value_(v) {}
   LogField(std::string_view key, const char* v) : key_(key), value_(std::string_view(v)) {}
   LogField(std::string_view key, const std::string& v) : key_(key), value_(std::string_view(v)) {}
+  // A temporary string would dangle in a field list kept beyond one expression: pass a named
+  // string (or a string_view whose owner outlives the log call).
+  LogField(std::string_view key, std::string&& v) = delete;
   LogField(std::string_view key, bool v) : key_(key), value_(v) {}
   LogField(std::string_view key, double v) : key_(key), value_(v) {}
   template <std::signed_integral T>
@@ -39,6 +42,7 @@ class LogField {
       : key_(key), value_(static_cast<uint64_t>(v)) {}
   LogField(std::string_view key, const std::vector<std::string>& v)
       : key_(key), value_(std::span<const std::string>(v)) {}
+  LogField(std::string_view key, std::vector<std::string>&& v) = delete;  // would dangle
   LogField(std::string_view key, std::nullptr_t) : key_(key), value_(std::monostate{}) {}
 
   // Appends `,"key":value`.

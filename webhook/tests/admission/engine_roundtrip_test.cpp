@@ -73,7 +73,7 @@ std::string applyResponsePatch(const ReviewResult& r, const std::string& object)
   EXPECT_TRUE(decoded.has_value());
   EXPECT_EQ(*decoded, engine::serializePatch(r.decision->patch));
   rapidjson::Document doc;
-  doc.Parse(object.c_str());
+  doc.Parse(object.data(), object.size());  // sized: no SIMD over-read
   const auto err = engine::applyPatch(doc, r.decision->patch);
   EXPECT_FALSE(err.has_value()) << *err;
   return toJson(doc);

@@ -293,7 +293,7 @@ TEST_F(ReviewCodec, MutateCarriesTheBase64PatchValidateNever) {
     ASSERT_TRUE(decoded.has_value());
     EXPECT_EQ(*decoded, engine::serializePatch(samplePatch()));
     rapidjson::Document patch;
-    patch.Parse(decoded->c_str());
+    patch.Parse(decoded->data(), decoded->size());  // sized: no SIMD over-read
     ASSERT_TRUE(patch.IsArray());
     EXPECT_EQ(patch.Size(), 2u);
     EXPECT_EQ(resp["warnings"].Size(), 1u);

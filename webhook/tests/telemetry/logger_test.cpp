@@ -44,11 +44,11 @@ TEST(JsonText, Rfc3339UtcWithMicroseconds) {
 TEST(JsonLogger, FormatsTypedFields) {
   const system_clock::time_point t{seconds(1'764'495'278) + microseconds(7)};
   const std::vector<std::string> changes = {"toleration nvidia.com/gpu", "class \"training\""};
-  const LogField fields[] = {{"uid", "705ab4f5"},  {"namespace", std::string("team-a")},
-                             {"latency_us", 42},   {"bytes", std::size_t{8192}},
-                             {"negative", -3L},    {"ratio", 0.25},
-                             {"nan", 0.0 / 0.0},   {"dry_run", true},
-                             {"changes", changes}, {"class", nullptr}};
+  const std::string ns = "team-a";
+  const LogField fields[] = {
+      {"uid", "705ab4f5"},  {"namespace", ns}, {"latency_us", 42}, {"bytes", std::size_t{8192}},
+      {"negative", -3L},    {"ratio", 0.25},   {"nan", 0.0 / 0.0}, {"dry_run", true},
+      {"changes", changes}, {"class", nullptr}};
   EXPECT_EQ(JsonLogger::formatLine(t, LogLevel::Info, "decision\n", fields),
             R"({"time":"2025-11-30T09:34:38.000007Z","level":"info","msg":"decision\n",)"
             R"("uid":"705ab4f5","namespace":"team-a","latency_us":42,"bytes":8192,)"
