@@ -13,13 +13,13 @@ std::optional<SelectorRequirement> parseRequirement(YamlReader& r, const YAML::N
   const bool complete = m.require("key") & m.require("operator");
   SelectorRequirement req;
   auto key = complete ? r.name(m.get("key"), m.path("key")) : std::nullopt;
-  auto op =
-      complete ? r.enumeration<SelectorOperator>(m.get("operator"), m.path("operator"),
-                                                 {{"In", SelectorOperator::In},
-                                                  {"NotIn", SelectorOperator::NotIn},
-                                                  {"Exists", SelectorOperator::Exists},
-                                                  {"DoesNotExist", SelectorOperator::DoesNotExist}})
-               : std::nullopt;
+  std::optional<SelectorOperator> op;
+  if (complete)
+    op = r.enumeration<SelectorOperator>(m.get("operator"), m.path("operator"),
+                                         {{"In", SelectorOperator::In},
+                                          {"NotIn", SelectorOperator::NotIn},
+                                          {"Exists", SelectorOperator::Exists},
+                                          {"DoesNotExist", SelectorOperator::DoesNotExist}});
   if (m.has("values")) req.values = r.stringList(m.get("values"), m.path("values"));
   if (!key || !op) return std::nullopt;
   req.key = *key;
