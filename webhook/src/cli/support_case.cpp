@@ -106,7 +106,7 @@ CaseUsage parseUsage(const Value& v, const std::string& file, const Where& w) {
 CaseExpect parseExpect(const Value& v, const std::string& file, const Where& w) {
   checkKeys(v,
             {"allowed", "outcome", "class", "mode", "messageContains", "warningsContain",
-             "noWarnings", "violations", "noPatch", "patched", "absent", "patchedPod"},
+             "noWarnings", "violations", "noPatch", "patched", "absent", "patchedPod", "ignore"},
             "expect", w);
   CaseExpect e;
   if (v.HasMember("allowed")) e.allowed = asBool(v["allowed"], "expect.allowed", w);
@@ -132,6 +132,8 @@ CaseExpect parseExpect(const Value& v, const std::string& file, const Where& w) 
   if (v.HasMember("absent")) e.absent = asStrings(v["absent"], "expect.absent", w);
   if (v.HasMember("patchedPod"))
     e.patchedPodFile = resolve(file, asString(v["patchedPod"], "expect.patchedPod", w));
+  if (v.HasMember("ignore")) e.ignore = asStrings(v["ignore"], "expect.ignore", w);
+  if (!e.ignore.empty() && !e.patchedPodFile) w.fail("expect.ignore applies to patchedPod only");
   if (e.noPatch && (!e.patched.empty() || e.patchedPodFile))
     w.fail("expect.noPatch contradicts expect.patched/patchedPod");
   return e;

@@ -34,6 +34,9 @@ struct CaseExpect {
   std::vector<std::pair<std::string, const rapidjson::Value*>> patched;
   std::vector<std::string> absent;            // JSON pointers that must not exist after the patch
   std::optional<std::string> patchedPodFile;  // resolved path of the whole expected object
+  // JSON pointers left out of the patchedPod comparison (e.g. the policy revision annotation,
+  // which changes with every policy edit).
+  std::vector<std::string> ignore;
 };
 
 struct TestCase {

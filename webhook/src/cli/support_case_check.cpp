@@ -94,15 +94,20 @@ class Checker {
         fail(ptr + ": expected absent, got " + shortJson(*got));
   }
 
-  void wholeObject(const std::string& file) {
-    rapidjson::Document want;
+  void wholeObject(const std::string& file, const std::vector<std::string>& ignore) {
+    rapidjson::Document want, got;
+    got.CopyFrom(r_.patched, got.GetAllocator());
     try {
       want = readDocumentFile(file);
     } catch (const InputError& e) {
       fail(std::string("patchedPod: ") + e.what());
       return;
     }
-    if (want != r_.patched) fail("patched object differs from " + file, jsonDiff(want, r_.patched));
+    for (const auto& ptr : ignore) {
+      rapidjson::Pointer(ptr.c_str()).Erase(want);
+      rapidjson::Pointer(ptr.c_str()).Erase(got);
+    }
+    if (want != got) fail("patched object differs from " + file, jsonDiff(want, got));
   }
 
  private:
@@ -113,9 +118,10 @@ void checkPointers(const TestCase& c, std::vector<CheckFailure>& out) {
   for (const auto& [ptr, v] : c.expect.patched)
     if (!rapidjson::Pointer(ptr.c_str()).IsValid())
       out.push_back({"expect.patched: invalid JSON pointer " + quoted(ptr), {}});
-  for (const auto& ptr : c.expect.absent)
-    if (!rapidjson::Pointer(ptr.c_str()).IsValid())
-      out.push_back({"expect.absent: invalid JSON pointer " + quoted(ptr), {}});
+  for (const auto* list : {&c.expect.absent, &c.expect.ignore})
+    for (const auto& ptr : *list)
+      if (!rapidjson::Pointer(ptr.c_str()).IsValid())
+        out.push_back({"expect.absent/ignore: invalid JSON pointer " + quoted(ptr), {}});
 }
 
 // The API server re-runs the mutating chain when any webhook changed the pod, so our own output
@@ -151,7 +157,7 @@ std::vector<CheckFailure> checkCase(const TestCase& c, const policy::PolicySet& 
     check.decision(c.expect);
     check.warnings(c.expect);
     check.patch(c.expect);
-    if (c.expect.patchedPodFile) check.wholeObject(*c.expect.patchedPodFile);
+    if (c.expect.patchedPodFile) check.wholeObject(*c.expect.patchedPodFile, c.expect.ignore);
     out = std::move(check.failures);
     checkIdempotent(c, report, policy, usage, out);
   } catch (const ReviewError& e) {
