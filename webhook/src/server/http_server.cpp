@@ -129,6 +129,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void readHeader() {
+    received_ = std::chrono::steady_clock::now();
     parser_.emplace();
     parser_->body_limit(env_->options.maxBodyBytes);
     parser_->header_limit(static_cast<std::uint32_t>(env_->options.maxHeaderBytes));
@@ -202,6 +203,7 @@ class Session : public std::enable_shared_from_this<Session> {
     req.path = pathOf(req.target);
     req.contentType = std::string(msg[http::field::content_type]);
     req.body = std::move(parser_->get().body());
+    req.received = received_;
     const bool keepAlive = msg.keep_alive();
     HttpResponse res;
     try {
@@ -268,6 +270,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<http::response<http::empty_body>> continue_;
   std::optional<http::response<http::string_body>> res_;
   std::chrono::steady_clock::time_point deadline_{};
+  std::chrono::steady_clock::time_point received_{};
   bool idle_ = false;      // waiting for a request: stop() may close right away
   bool stopping_ = false;  // answer what is in flight, then close
 };

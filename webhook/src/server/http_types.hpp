@@ -2,6 +2,7 @@
 // webhook, a constant "null" handler for load comparison, tests) never include Boost.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <string>
 #include <utility>
@@ -15,6 +16,8 @@ struct HttpRequest {
   std::string path;         // target without the query: "/mutate"
   std::string contentType;  // Content-Type header value, empty when absent
   std::string body;
+  // When the first byte of the request arrived: latency is measured from here.
+  std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now();
 };
 
 struct HttpResponse {

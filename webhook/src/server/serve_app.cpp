@@ -1,0 +1,165 @@
+#include "server/serve_app.hpp"
+
+#include <boost/asio/signal_set.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include <csignal>
+#include <filesystem>
+#include <thread>
+#include <vector>
+
+#include "policy/loader.hpp"
+#include "server/http_server.hpp"
+#include "server/readiness.hpp"
+#include "server/reloader.hpp"
+#include "server/webhook_service.hpp"
+
+namespace gpua::server {
+
+namespace {
+
+namespace net = boost::asio;
+using namespace std::chrono_literals;
+
+int startupError(std::FILE* console, const std::string& message) {
+  std::fprintf(console, "gpu-admission serve: error: %s\n", message.c_str());
+  return 1;
+}
+
+std::string policyError(const std::vector<policy::Diagnostic>& errors) {
+  if (errors.empty()) return "policy: could not load policies";
+  std::string out = "policy: " + errors.front().format();
+  if (errors.size() > 1)
+    out += " (and " + std::to_string(errors.size() - 1) +
+           " more; run 'gpu-admission lint' on the policy files)";
+  return out;
+}
+
+std::string urlHost(const std::string& host) {
+  if (host == "0.0.0.0" || host == "::") return "localhost";
+  if (host.find(':') != std::string::npos) return "[" + host + "]";
+  return host;
+}
+
+void printBanner(std::FILE* console, const ServeConfig& c, const policy::PolicySet& p,
+                 uint16_t port) {
+  const auto url = "https://" + urlHost(c.listen.host) + ":" + std::to_string(port);
+  const auto ca = (std::filesystem::path(c.tlsCert).parent_path() / "ca.crt").string();
+  std::fprintf(console,
+               "serving policies \"%s\" (revision %s) on %s — try: curl --cacert %s -H "
+               "'Content-Type: application/json' --data "
+               "@deploy/examples/admission-review-training.json %s/mutate\n",
+               p.name.c_str(), p.revision.c_str(), url.c_str(), ca.c_str(), url.c_str());
+  std::fflush(console);
+}
+
+// Waits for in-flight requests to finish after stop(), up to the grace period, then stops
+// the I/O threads.
+void drainThenStop(net::io_context& ioc, HttpServer& server, telemetry::JsonLogger& log,
+                   std::chrono::steady_clock::time_point deadline,
+                   std::shared_ptr<net::steady_timer> timer) {
+  if (server.openConnections() == 0 || std::chrono::steady_clock::now() >= deadline) {
+    if (server.openConnections() > 0)
+      log.warn("shutdown grace period over; closing remaining connections",
+               {{"open", server.openConnections()}});
+    ioc.stop();
+    return;
+  }
+  timer->expires_after(20ms);
+  timer->async_wait([&ioc, &server, &log, deadline, timer](boost::system::error_code) {
+    drainThenStop(ioc, server, log, deadline, timer);
+  });
+}
+
+}  // namespace
+
+int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
+  // Declared first, destroyed last: sessions report to metrics until the io_context is gone.
+  telemetry::Registry registry;
+  WebhookMetrics metrics(registry);
+  telemetry::JsonLogger logger(runtime.log);
+  auto readiness = std::make_shared<Readiness>(runtime.usage);
+
+  ReloadTargets targets;
+  targets.policyPaths = config.policyPaths;
+  targets.tls = {config.tlsCert, config.tlsKey, config.clientCa};
+  targets.policy = std::make_shared<Snapshot<policy::PolicySet>>();
+  targets.metrics = &metrics;
+  targets.logger = &logger;
+
+  // Fingerprint the files before loading them, so an edit during startup is not missed.
+  auto tls = loadTlsContext(targets.tls);
+  if (!tls.context) return startupError(runtime.console, "tls: " + tls.error);
+  targets.tlsStore = std::make_shared<TlsContextStore>(tls.context);
+  Reloader reloader(targets, config.reloadInterval);
+
+  auto loaded = policy::loadPolicyPaths(config.policyPaths);
+  if (!loaded.ok()) return startupError(runtime.console, policyError(loaded.errors));
+  Reloader::publishPolicy(targets, loaded.policy);
+  Reloader::publishCertificate(targets, tls);
+  metrics.policyReloads.with({"success"}).inc();
+  readiness->setPoliciesLoaded(true);
+  readiness->setCertificatesLoaded(true);
+
+  const unsigned threads =
+      config.threads ? config.threads : std::max(1u, std::thread::hardware_concurrency());
+  net::io_context ioc(static_cast<int>(threads));
+
+  WebhookService service({targets.policy, runtime.usage, readiness, &metrics, &logger, nullptr});
+  auto router = std::make_shared<Router>(service.router());
+  ServerEvents events;
+  events.badRequest = [&service](std::string_view kind) { service.countBadRequest(kind); };
+  events.connections = [&metrics](int64_t open) {
+    metrics.openConnections.set(static_cast<double>(open));
+  };
+  events.handlerError = [&logger](const HttpRequest& r, std::string_view what) {
+    logger.error("handler failed", {{"path", r.path}, {"error", what}});
+  };
+  HttpServerOptions options{config.headerTimeout, config.bodyTimeout, config.idleTimeout,
+                            config.maxBodyBytes};
+  HttpServer server(
+      ioc, targets.tlsStore,
+      [router, &service](const HttpRequest& r) {
+        auto res = router->route(r);
+        if (res.errorKind == "unknown-path" || res.errorKind == "method-not-allowed")
+          service.countBadRequest(res.errorKind);
+        return res;
+      },
+      options, events);
+  if (auto err = server.listen(config.listen); !err.empty())
+    return startupError(runtime.console, err);
+
+  net::signal_set signals(ioc, SIGINT, SIGTERM);
+  signals.async_wait([&](boost::system::error_code ec, int signo) {
+    if (ec) return;
+    // Unready first, so the Service stops routing here, then stop accepting and drain.
+    readiness->setShuttingDown();
+    logger.info("shutting down", {{"signal", signo},
+                                  {"open", server.openConnections()},
+                                  {"graceMs", config.shutdownGrace.count()}});
+    server.stop();
+    drainThenStop(ioc, server, logger, std::chrono::steady_clock::now() + config.shutdownGrace,
+                  std::make_shared<net::steady_timer>(ioc));
+  });
+
+  server.start();
+  reloader.start();
+  printBanner(runtime.console, config, *loaded.policy, server.port());
+  logger.info("serving", {{"policy", loaded.policy->name},
+                          {"revision", loaded.policy->revision},
+                          {"address", config.listen.host},
+                          {"port", server.port()},
+                          {"threads", threads},
+                          {"certificateSerial", tls.serialHex},
+                          {"clientCa", config.clientCa}});
+
+  std::vector<std::thread> pool;
+  for (unsigned i = 1; i < threads; ++i) pool.emplace_back([&ioc] { ioc.run(); });
+  ioc.run();
+  for (auto& t : pool) t.join();
+  reloader.stop();
+  logger.info("stopped");
+  return 0;
+}
+
+}  // namespace gpua::server

@@ -1,0 +1,177 @@
+#include "server/webhook_service.hpp"
+
+#include <cctype>
+#include <chrono>
+#include <string>
+
+#include "engine/decide.hpp"
+#include "telemetry/exposition.hpp"
+
+namespace gpua::server {
+
+namespace {
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+const char* decisionLabel(const admission::ReviewResult& r) {
+  if (r.httpStatus >= 500) return "error";
+  if (r.decision && !r.decision->allowed()) return "denied";
+  return "allowed";
+}
+
+std::string_view pathLabel(admission::Endpoint e) {
+  switch (e) {
+    case admission::Endpoint::Mutate:
+      return "/mutate";
+    case admission::Endpoint::Validate:
+      return "/validate";
+    case admission::Endpoint::Both:
+      return "/admit";
+  }
+  return "";
+}
+
+}  // namespace
+
+bool isJsonContentType(std::string_view contentType) {
+  const auto semi = contentType.find(';');
+  return lower(trim(contentType.substr(0, semi))) == "application/json";
+}
+
+WebhookService::WebhookService(WebhookDeps deps)
+    : deps_(std::move(deps)), emptyUsage_(std::make_shared<const engine::UsageSnapshot>()) {
+  if (!deps_.decide) deps_.decide = &engine::decide;
+}
+
+Router WebhookService::router() {
+  Router r;
+  auto admitAs = [this](admission::Endpoint e) {
+    return [this, e](const HttpRequest& req) { return admit(req, e); };
+  };
+  r.add("POST", "/mutate", admitAs(admission::Endpoint::Mutate));
+  r.add("POST", "/validate", admitAs(admission::Endpoint::Validate));
+  r.add("POST", "/admit", admitAs(admission::Endpoint::Both));
+  r.add("GET", "/healthz", [this](const HttpRequest& q) { return healthz(q); });
+  r.add("GET", "/readyz", [this](const HttpRequest& q) { return readyz(q); });
+  r.add("GET", "/metrics", [this](const HttpRequest& q) { return metrics(q); });
+  return r;
+}
+
+std::shared_ptr<const engine::UsageSnapshot> WebhookService::usageSnapshot() const {
+  if (!deps_.usage) return emptyUsage_;
+  auto s = deps_.usage->current();
+  return s ? s : emptyUsage_;
+}
+
+HttpResponse WebhookService::admit(const HttpRequest& request, admission::Endpoint endpoint) {
+  if (!isJsonContentType(request.contentType)) {
+    countBadRequest("wrong-content-type");
+    return HttpResponse::text(
+        415, "unsupported Content-Type \"" + request.contentType + "\": send application/json",
+        "wrong-content-type");
+  }
+  const auto policy = deps_.policy->get();
+  if (!policy) return HttpResponse::text(503, "no policy loaded", "no-policy");
+  const auto usage = usageSnapshot();
+  const auto result = admission::review(request.body, endpoint, *policy, *usage, deps_.decide);
+  record(request, result, *policy, pathLabel(endpoint));
+
+  HttpResponse response;
+  response.status = result.httpStatus;
+  response.body = result.body;
+  if (result.httpStatus != 200) {
+    response = HttpResponse::text(result.httpStatus, result.body, result.errorKind);
+  }
+  return response;
+}
+
+void WebhookService::record(const HttpRequest& request, const admission::ReviewResult& result,
+                            const policy::PolicySet& policy, std::string_view path) {
+  using namespace std::chrono;
+  const auto micros = duration_cast<microseconds>(steady_clock::now() - request.received).count();
+  auto& m = *deps_.metrics;
+  m.duration.with({path}).observe(static_cast<double>(micros) / 1e6);
+  auto& log = *deps_.logger;
+
+  if (result.httpStatus >= 400 && result.httpStatus < 500) {
+    countBadRequest(result.errorKind);
+    log.warn("bad admission request", {{"path", path},
+                                       {"status", result.httpStatus},
+                                       {"kind", result.errorKind},
+                                       {"uid", result.uid},
+                                       {"error", result.body},
+                                       {"latency_us", micros}});
+    return;
+  }
+  const auto* d = result.decision ? &*result.decision : nullptr;
+  const std::string_view cls = d ? std::string_view(d->className) : std::string_view();
+  const std::string_view outcome =
+      d ? std::string_view(engine::outcomeName(d->outcome)) : std::string_view("not-applicable");
+  const char* decision = decisionLabel(result);
+  m.requests.with({path, decision, cls, result.namespaceName, outcome}).inc();
+  if (d)
+    for (const auto& v : d->violations)
+      m.violations.with({v.rule, engine::modeName(d->mode)}).inc();
+
+  if (result.httpStatus >= 500) {
+    log.error("admission request failed", {{"path", path},
+                                           {"uid", result.uid},
+                                           {"namespace", result.namespaceName},
+                                           {"name", result.name},
+                                           {"decision", decision},
+                                           {"error", result.body},
+                                           {"latency_us", micros}});
+    return;
+  }
+  static const std::vector<std::string> kNone;
+  log.info("admission decision",
+           {{"path", path},
+            {"uid", result.uid},
+            {"namespace", result.namespaceName},
+            {"name", result.name},
+            {"kind", result.kind},
+            {"operation", result.operation},
+            {"dryRun", result.dryRun},
+            {"class", cls},
+            {"decision", decision},
+            {"outcome", outcome},
+            {"reason", d ? std::string_view(d->reason) : std::string_view()},
+            {"mode", d ? engine::modeName(d->mode) : ""},
+            {"message", d && d->denial ? std::string_view(d->denial->message) : ""},
+            {"changes", d ? d->changes : kNone},
+            {"policyRevision", policy.revision},
+            {"latency_us", micros}});
+}
+
+void WebhookService::countBadRequest(std::string_view kind) {
+  deps_.metrics->badRequests.with({kind}).inc();
+}
+
+HttpResponse WebhookService::healthz(const HttpRequest&) {
+  return HttpResponse::text(200, "ok");
+}
+
+HttpResponse WebhookService::readyz(const HttpRequest&) {
+  const auto problems = deps_.readiness->problems();
+  if (problems.empty()) return HttpResponse::text(200, "ready");
+  return HttpResponse::text(503, "not ready: " + problems, "not-ready");
+}
+
+HttpResponse WebhookService::metrics(const HttpRequest&) {
+  HttpResponse r;
+  r.contentType = std::string(telemetry::kExpositionContentType);
+  r.body = deps_.metrics->registry.render();
+  return r;
+}
+
+}  // namespace gpua::server

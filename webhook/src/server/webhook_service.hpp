@@ -1,0 +1,58 @@
+// The admission webhook behind the HTTP server: /mutate, /validate and /admit call the
+// AdmissionReview codec with the policy and usage snapshots in force; /healthz, /readyz and
+// /metrics serve operators. Every answer is counted, and every decision is logged as one JSON
+// line (names, uid and decision only: never the pod's env values or other content).
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "admission/review.hpp"
+#include "engine/usage.hpp"
+#include "policy/policy_set.hpp"
+#include "server/http_types.hpp"
+#include "server/readiness.hpp"
+#include "server/router.hpp"
+#include "server/snapshot.hpp"
+#include "server/webhook_metrics.hpp"
+#include "telemetry/json_logger.hpp"
+
+namespace gpua::server {
+
+struct WebhookDeps {
+  std::shared_ptr<Snapshot<policy::PolicySet>> policy;
+  std::shared_ptr<const engine::UsageSource> usage;  // may be null: usage unavailable
+  std::shared_ptr<Readiness> readiness;
+  WebhookMetrics* metrics = nullptr;
+  telemetry::JsonLogger* logger = nullptr;
+  admission::DecideFn decide = nullptr;  // null = engine::decide
+};
+
+class WebhookService {
+ public:
+  explicit WebhookService(WebhookDeps deps);
+
+  // POST /mutate, /validate, /admit; GET /healthz, /readyz, /metrics.
+  Router router();
+
+  HttpResponse admit(const HttpRequest& request, admission::Endpoint endpoint);
+  HttpResponse healthz(const HttpRequest& request);
+  HttpResponse readyz(const HttpRequest& request);
+  HttpResponse metrics(const HttpRequest& request);
+
+  // Counts a request the transport or router rejected (body-too-large, unknown-path...).
+  void countBadRequest(std::string_view kind);
+
+ private:
+  std::shared_ptr<const engine::UsageSnapshot> usageSnapshot() const;
+  void record(const HttpRequest& request, const admission::ReviewResult& result,
+              const policy::PolicySet& policy, std::string_view path);
+
+  WebhookDeps deps_;
+  std::shared_ptr<const engine::UsageSnapshot> emptyUsage_;
+};
+
+// True for "application/json", with or without parameters ("; charset=utf-8"), any case.
+bool isJsonContentType(std::string_view contentType);
+
+}  // namespace gpua::server
