@@ -12,6 +12,8 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <cstdint>
+#include <limits>
 
 #include "cluster/json_util.hpp"
 
@@ -81,8 +83,8 @@ asio::awaitable<void> connect(Stream& stream, const ApiConfig& c,
     auto endpoints = co_await resolver.async_resolve(c.host, c.port, use_awaitable);
     co_await beast::get_lowest_layer(stream).async_connect(endpoints, use_awaitable);
   } catch (const boost::system::system_error& e) {
-    throw boost::system::system_error(
-        e.code(), "cannot connect to the Kubernetes API at " + c.url() + " (" + c.origin + ")");
+    throw boost::system::system_error(e.code(),
+                                      "cannot connect to the Kubernetes API at " + c.url());
   }
   boost::system::error_code ec;
   asio::ip::make_address(c.host, ec);
@@ -91,9 +93,11 @@ asio::awaitable<void> connect(Stream& stream, const ApiConfig& c,
   try {
     co_await stream.async_handshake(asio::ssl::stream_base::client, use_awaitable);
   } catch (const boost::system::system_error& e) {
-    throw boost::system::system_error(e.code(), "TLS handshake with " + c.url() +
-                                                    " failed (check the CA and server name of " +
-                                                    c.origin + ")");
+    // A verification failure is a configuration problem: say where the CA came from.
+    const bool verify = e.code().message().find("certificate verify failed") != std::string::npos;
+    throw boost::system::system_error(
+        e.code(), "TLS handshake with " + c.url() + " failed" +
+                      (verify ? " (check the CA and server name of " + c.origin + ")" : ""));
   }
 }
 
@@ -168,13 +172,17 @@ asio::awaitable<void> ApiClient::watch(std::string target, std::chrono::millisec
   co_await http::async_write(stream, req, use_awaitable);
   beast::flat_buffer buffer;
   http::response_parser<http::string_body> parser;
-  parser.body_limit(boost::none);  // a watch is an endless stream
+  // A watch is an endless stream. Not boost::none: Boost 1.74 compares a Content-Length against
+  // an empty optional as "greater" and fails every non-chunked (error) response.
+  parser.body_limit(std::numeric_limits<std::uint64_t>::max());
   co_await http::async_read_header(stream, buffer, parser, use_awaitable);
   const int status = static_cast<int>(parser.get().result_int());
   if (status != 200) {
-    parser.body_limit(1u << 20);
+    // An error body is a small Status; read at most 1 MiB of it.
     boost::system::error_code ec;
-    co_await http::async_read(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
+    while (!ec && !parser.is_done() && parser.get().body().size() < (1u << 20))
+      co_await http::async_read_some(stream, buffer, parser,
+                                     asio::redirect_error(use_awaitable, ec));
     closeQuietly(stream);
     throw ApiError(status, describeHttpError(status, "GET", target,
                                              statusMessage(parser.get().body()), config_));
@@ -183,7 +191,11 @@ asio::awaitable<void> ApiClient::watch(std::string target, std::chrono::millisec
   auto& body = parser.get().body();
   while (!parser.is_done()) {
     beast::get_lowest_layer(stream).expires_after(idleTimeout);
-    co_await http::async_read_some(stream, buffer, parser, use_awaitable);
+    boost::system::error_code ec;
+    co_await http::async_read_some(stream, buffer, parser, asio::redirect_error(use_awaitable, ec));
+    if (ec)
+      throw boost::system::system_error(
+          ec, "watch " + target.substr(0, target.find('?')) + " from " + config_.url() + " broke");
     // The string body only ever appends at its end, so consumed lines can be dropped.
     std::size_t start = 0;
     for (auto nl = body.find('\n'); nl != std::string::npos; nl = body.find('\n', start)) {

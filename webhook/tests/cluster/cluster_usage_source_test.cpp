@@ -1,0 +1,373 @@
+// The usage source against a real (test) API server over TLS: list, watch, reconnects, 410s,
+// token rotation, availability, and quota decisions through the engine.
+#include "cluster/cluster_usage_source.hpp"
+
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <mutex>
+
+#include "engine/decide.hpp"
+#include "fake_api_server.hpp"
+#include "test_support.hpp"
+
+namespace gpua::cluster {
+namespace {
+
+using namespace std::chrono_literals;
+using testing::eventually;
+using testing::FakeApiServer;
+using testing::loadPolicy;
+using testing::parse;
+using testing::podJson;
+using testing::PodSpec;
+using testing::policyYaml;
+using testing::TempDir;
+
+class ClusterSourceTest : public ::testing::Test {
+ protected:
+  FakeApiServer server;
+  TempDir dir;
+  std::mutex mutex;  // guards policy and logs: the watch thread reads and writes them
+  std::shared_ptr<const policy::PolicySet> policy = loadPolicy(policyYaml("failClosed"));
+  std::vector<std::string> logs;
+  std::shared_ptr<ClusterUsageSource> source;
+
+  void SetUp() override {
+    server.upsertNamespace("vision", {{"team", "vision"}});
+    server.upsertNamespace("nlp", {{"team", "nlp"}});
+  }
+  void TearDown() override {
+    if (source) source->stop();
+    if (!HasFailure()) return;
+    for (const auto& l : logs) std::cerr << "log: " << l << "\n";
+    for (const auto& r : server.requests()) std::cerr << "request: " << r << "\n";
+  }
+
+  std::string kubeconfig(const std::string& ca, const std::string& token) {
+    dir.write("ca.crt", ca);
+    dir.write("token", token);
+    return dir.write("config", R"(apiVersion: v1
+kind: Config
+current-context: test
+contexts:
+- name: test
+  context: {cluster: fake, user: webhook}
+clusters:
+- name: fake
+  cluster: {server: "https://127.0.0.1:)" +
+                                   std::to_string(server.port()) +
+                                   R"(", certificate-authority: ca.crt}
+users:
+- name: webhook
+  user: {tokenFile: token}
+)");
+  }
+
+  ClusterOptions options(const std::string& ca, const std::string& token = "") {
+    ClusterOptions o;
+    o.kubeconfig = kubeconfig(ca, token);
+    o.unavailableGrace = 300ms;
+    o.publishInterval = 10ms;
+    o.backoffInitial = 20ms;
+    o.backoffMax = 100ms;
+    o.requestTimeout = 2s;
+    o.watchIdleTimeout = 5s;
+    o.listPageSize = 2;
+    o.log = [this](std::string_view level, std::string_view message) {
+      std::lock_guard lock(mutex);
+      logs.push_back(std::string(level) + ": " + std::string(message));
+    };
+    return o;
+  }
+
+  void start(const std::string& token = "") {
+    source = startClusterUsageSource(options(server.caPem(), token), [this] {
+      std::lock_guard lock(mutex);
+      return policy;
+    });
+  }
+
+  void startSynced(const std::string& token = "") {
+    start(token);
+    ASSERT_TRUE(eventually([&] { return source->synced(); })) << source->lastError();
+  }
+
+  double ge(const std::string& ns) const {
+    const auto s = source->current();
+    const auto it = s->namespaces.find(ns);
+    return it == s->namespaces.end() ? 0.0 : it->second.gpuEquivalents;
+  }
+
+  bool geBecomes(const std::string& ns, double value) {
+    return eventually([&] { return std::abs(ge(ns) - value) < 1e-9; });
+  }
+
+  void addTraining(const std::string& name, int gpus, const std::string& ns = "vision") {
+    server.upsertPod(podJson({.ns = ns,
+                              .name = name,
+                              .cls = "training",
+                              .limits = {{"nvidia.com/gpu", std::to_string(gpus)}}}));
+  }
+
+  engine::Decision decideNewPod(const PodSpec& p) {
+    const auto snapshot = source->current();
+    engine::RequestContext ctx;
+    ctx.namespaceName = p.ns;
+    if (auto it = snapshot->namespaceLabels.find(p.ns); it != snapshot->namespaceLabels.end())
+      ctx.namespaceLabels = it->second;
+    std::lock_guard lock(mutex);
+    return engine::decide(parse(podJson(p)), ctx, *policy, *snapshot);
+  }
+};
+
+TEST_F(ClusterSourceTest, UnsyncedBeforeFirstListThenPaginatedInitialSync) {
+  addTraining("t1", 8);
+  addTraining("t2", 2);
+  server.upsertPod(podJson({.name = "done",
+                            .cls = "training",
+                            .limits = {{"nvidia.com/gpu", "8"}},
+                            .phase = "Succeeded"}));
+  server.upsertPod(podJson({.name = "cpu", .limits = {{"cpu", "1"}}}));
+  addTraining("n1", 3, "nlp");
+  server.setForbidden("namespaces", true);
+  start();
+  // Pods list fine, namespaces are forbidden: not synced, and the reason names the RBAC rule.
+  ASSERT_TRUE(eventually([&] {
+    return source->current()->unavailableReason.find("403") != std::string::npos;
+  })) << source->current()->unavailableReason;
+  EXPECT_FALSE(source->synced());
+  EXPECT_FALSE(source->current()->available);
+  EXPECT_EQ(source->current()->unavailableReason,
+            "Kubernetes API not synced yet: Kubernetes API forbids GET https://127.0.0.1:" +
+                std::to_string(server.port()) +
+                "/api/v1/namespaces (403 Forbidden): grant the webhook's service account RBAC "
+                "verbs [list, watch] on resource \"namespaces\" (apiGroups [\"\"]) in a "
+                "ClusterRole: namespaces is forbidden: User "
+                "\"system:serviceaccount:gpu-admission:gpu-admission\" cannot list resource "
+                "\"namespaces\" in API group \"\" at the cluster scope");
+
+  server.setForbidden("namespaces", false);
+  ASSERT_TRUE(eventually([&] { return source->synced(); }));
+  const auto s = source->current();
+  EXPECT_TRUE(s->available);
+  EXPECT_NEAR(s->namespaces.at("vision").gpuEquivalents, 10, 1e-9);
+  EXPECT_NEAR(s->namespaces.at("nlp").gpuEquivalents, 3, 1e-9);
+  EXPECT_EQ(s->namespaceLabels.at("vision").at("team"), "vision");
+  EXPECT_EQ(source->metrics().ledgerPods.load(), 3u);
+  // 5 pods, pages of 2: limit + continue, then a watch from the list's resourceVersion.
+  EXPECT_GE(server.count("/api/v1/pods?limit=2&continue="), 2);
+  ASSERT_TRUE(
+      eventually([&] { return server.count("/api/v1/pods?watch=1&resourceVersion=") >= 1; }));
+  EXPECT_GE(server.count("&allowWatchBookmarks=true&timeoutSeconds=300"), 1);
+}
+
+TEST_F(ClusterSourceTest, WatchAddModifyDeleteUpdatesUsage) {
+  addTraining("t1", 4);
+  startSynced();
+  EXPECT_NEAR(ge("vision"), 4, 1e-9);
+  addTraining("t2", 2);
+  EXPECT_TRUE(geBecomes("vision", 6));
+  server.upsertPod(podJson(
+      {.name = "t2", .cls = "training", .limits = {{"nvidia.com/gpu", "2"}}, .phase = "Failed"}));
+  EXPECT_TRUE(geBecomes("vision", 4));
+  server.upsertPod(podJson(
+      {.name = "t1", .cls = "training", .limits = {{"nvidia.com/gpu", "4"}}, .deleting = true}));
+  EXPECT_TRUE(geBecomes("vision", 0));
+  server.deletePod("vision", "t1");
+  server.upsertNamespace("vision", {{"team", "vision"}, {"env", "dev"}});
+  ASSERT_TRUE(eventually(
+      [&] { return source->current()->namespaceLabels.at("vision").count("env") == 1; }));
+  EXPECT_GE(source->metrics().eventsApplied.load(), 5u);
+  EXPECT_GT(source->metrics().lastEventUnixMs.load(), 0);
+}
+
+TEST_F(ClusterSourceTest, BrokenWatchResumesFromResourceVersionWithoutDoubleCounting) {
+  addTraining("t1", 4);
+  startSynced();
+  const int lists = server.count("/api/v1/pods?limit=");
+  ASSERT_TRUE(eventually([&] { return server.openWatches() == 2; }));
+  for (int round = 0; round < 3; ++round) {
+    const int watches = server.count("?watch=1");
+    server.dropWatches(/*midEvent=*/round % 2 == 0);
+    addTraining("r" + std::to_string(round), 1);
+    // Both watches (pods and namespaces) come back before the next drop.
+    ASSERT_TRUE(eventually(
+        [&] { return server.count("?watch=1") >= watches + 2 && server.openWatches() == 2; }));
+  }
+  server.bookmark();
+  EXPECT_TRUE(geBecomes("vision", 7));
+  EXPECT_EQ(server.count("/api/v1/pods?limit="), lists);  // resumed, never re-listed
+  EXPECT_GE(source->metrics().watchRestarts.load(), 6u);
+  EXPECT_NEAR(ge("vision"), 7, 1e-9);
+  EXPECT_TRUE(source->current()->available);  // short drops stay within the grace period
+}
+
+TEST_F(ClusterSourceTest, GoneAfterCompactionRelists) {
+  for (bool http410 : {false, true}) {
+    SCOPED_TRACE(http410 ? "410 as HTTP status" : "410 as ERROR event");
+    if (!source) startSynced();
+    addTraining("keep", 2);
+    addTraining("gone", 3);
+    ASSERT_TRUE(geBecomes("vision", 5));
+    const int lists = server.count("/api/v1/pods?limit=");
+    const auto relists = source->metrics().relists.load();
+    server.setReachable(false);  // the client misses the next events...
+    server.deletePod("vision", "gone");
+    addTraining("new", 1);
+    server.compact(http410);  // ...and they fall out of the server's history
+    server.setReachable(true);
+    EXPECT_TRUE(geBecomes("vision", 3));
+    EXPECT_GT(server.count("/api/v1/pods?limit="), lists);
+    EXPECT_GT(source->metrics().relists.load(), relists);
+    server.deletePod("vision", "keep");
+    server.deletePod("vision", "new");
+    ASSERT_TRUE(geBecomes("vision", 0));  // and the watch after the re-list works
+  }
+}
+
+TEST_F(ClusterSourceTest, RotatedTokenIsReadFromTheFile) {
+  server.setToken("token-1");
+  addTraining("t1", 1);
+  startSynced("token-1");
+  server.setToken("token-2");  // the old token stops working; open watches are closed
+  ASSERT_TRUE(eventually([&] {
+    return server.count("token=token-1") > 0 &&
+           source->lastError().find("401 Unauthorized") != std::string::npos;
+  }));
+  dir.write("token", "token-2\n");  // the kubelet rotates the projected token
+  addTraining("t2", 2);
+  EXPECT_TRUE(geBecomes("vision", 3));
+  EXPECT_GE(server.count("token=token-2"), 1);
+}
+
+TEST_F(ClusterSourceTest, UnreachableApiFailsClosedOrOpenForQuotasOnly) {
+  addTraining("t1", 8);
+  startSynced();
+  server.setReachable(false);
+  ASSERT_TRUE(eventually([&] { return !source->current()->available; }));
+  const auto reason = source->current()->unavailableReason;
+  EXPECT_EQ(reason.rfind("Kubernetes API unreachable (", 0), 0u) << reason;
+  EXPECT_FALSE(source->metrics().available.load());
+
+  const PodSpec pod{.name = "new", .cls = "training", .limits = {{"nvidia.com/gpu", "1"}}};
+  const auto closed = decideNewPod(pod);
+  ASSERT_FALSE(closed.allowed());
+  EXPECT_EQ(closed.denial->message.find("pod \"new\" needs 1 GPU-equivalents but GPU quota "
+                                        "\"team-vision\" could not be checked (Kubernetes API "
+                                        "unreachable"),
+            0u)
+      << closed.denial->message;
+  {
+    std::lock_guard lock(mutex);
+    policy = loadPolicy(policyYaml("failOpen"));
+  }
+  const auto open = decideNewPod(pod);
+  EXPECT_TRUE(open.allowed());
+  ASSERT_FALSE(open.warnings.empty());
+  EXPECT_EQ(open.warnings.back().rfind("GPU quota not checked: Kubernetes API unreachable", 0), 0u)
+      << open.warnings.back();
+  // Other rules still apply while usage is unknown.
+  const auto tooBig =
+      decideNewPod({.name = "big", .cls = "training", .limits = {{"nvidia.com/gpu", "9"}}});
+  EXPECT_FALSE(tooBig.allowed());
+
+  server.setReachable(true);
+  EXPECT_TRUE(eventually([&] { return source->current()->available; }));
+  EXPECT_NEAR(ge("vision"), 8, 1e-9);
+}
+
+// Done when: 14 of 16 GPU-equivalents in use; 4 more whole GPUs are denied with a message that
+// names the quota and the numbers; a 1g MIG slice that fits is admitted.
+TEST_F(ClusterSourceTest, QuotaDecisionsFromLiveUsage) {
+  addTraining("t1", 8);
+  addTraining("t2", 4);
+  for (const auto* name : {"i1", "i2"})
+    server.upsertPod(
+        podJson({.name = name, .cls = "inference", .limits = {{"nvidia.com/mig-1g.10gb", "7"}}}));
+  addTraining("other-team", 8, "nlp");
+  startSynced();
+  ASSERT_NEAR(ge("vision"), 14, 1e-9);
+
+  const auto denied =
+      decideNewPod({.name = "more", .cls = "training", .limits = {{"nvidia.com/gpu", "4"}}});
+  ASSERT_FALSE(denied.allowed());
+  EXPECT_EQ(
+      denied.denial->message,
+      "pod \"more\" needs 4 GPU-equivalents but quota \"team-vision\" (namespaces with "
+      "team=vision) allows 16 and 14 are in use: request at most 2, use a smaller class (e.g. "
+      "inference on MIG), or ask the platform team to raise quota \"team-vision\" (and 1 "
+      "more)");
+  // The second broken rule is the training share: 12 of 14 in use.
+  ASSERT_EQ(denied.violations.size(), 2u);
+  EXPECT_NE(denied.violations[1].message.find("allows 14 for class training and 12 are in use"),
+            std::string::npos)
+      << denied.violations[1].message;
+
+  const auto mig =
+      decideNewPod({.name = "small", .cls = "inference", .limits = {{"nvidia.com/gpu", "1"}}});
+  EXPECT_TRUE(mig.allowed()) << (mig.denial ? mig.denial->message : "");
+  EXPECT_NEAR(mig.gpuEquivalents, 1.0 / 7, 1e-9);
+}
+
+TEST_F(ClusterSourceTest, PolicyRevisionChangeReclassifiesPods) {
+  server.upsertPod(
+      podJson({.name = "x", .cls = "experimental", .limits = {{"nvidia.com/gpu", "2"}}}));
+  startSynced();
+  EXPECT_TRUE(source->current()->namespaces.at("vision").byClass.empty());
+  const int lists = server.count("/api/v1/pods?limit=");
+  {
+    std::lock_guard lock(mutex);
+    auto yaml = policyYaml();
+    yaml.replace(yaml.find("  - name: interactive"), 0,
+                 "  - name: experimental\n    match: {any: [{labels: {gpu-admission.io/class: "
+                 "experimental}}]}\n    pools: [train-h100]\n");
+    policy = loadPolicy(yaml);
+  }
+  ASSERT_TRUE(eventually([&] {
+    const auto& byClass = source->current()->namespaces.at("vision").byClass;
+    return byClass.count("experimental") == 1;
+  }));
+  EXPECT_GT(server.count("/api/v1/pods?limit="), lists);
+}
+
+TEST_F(ClusterSourceTest, WrongCaIsReportedAndRetried) {
+  FakeApiServer other;  // a different self-signed CA
+  source = startClusterUsageSource(options(other.caPem()), [this] {
+    std::lock_guard lock(mutex);
+    return policy;
+  });
+  ASSERT_TRUE(
+      eventually([&] { return source->lastError().find("TLS handshake") != std::string::npos; }));
+  EXPECT_NE(source->lastError().find("certificate verify failed"), std::string::npos)
+      << source->lastError();
+  EXPECT_FALSE(source->synced());
+  EXPECT_FALSE(source->current()->available);
+}
+
+TEST_F(ClusterSourceTest, UnreachableHostIsReportedByName) {
+  ClusterOptions o = options(server.caPem());
+  std::string config = R"(apiVersion: v1
+current-context: c
+contexts: [{name: c, context: {cluster: x}}]
+clusters: [{name: x, cluster: {server: "https://127.0.0.1:1"}}]
+)";
+  o.kubeconfig = dir.write("closed", config);
+  source = startClusterUsageSource(o, [this] { return policy; });
+  ASSERT_TRUE(eventually([&] { return !source->lastError().empty(); }));
+  EXPECT_EQ(source->lastError(),
+            "cannot connect to the Kubernetes API at https://127.0.0.1:1: Connection refused");
+  EXPECT_TRUE(eventually([&] {
+    return source->current()->unavailableReason ==
+           "Kubernetes API not synced yet: " + source->lastError();
+  })) << source->current()->unavailableReason;
+}
+
+TEST_F(ClusterSourceTest, MissingKubeconfigFailsAtStart) {
+  ClusterOptions o;
+  o.kubeconfig = dir.path() + "/nothing";
+  EXPECT_THROW(startClusterUsageSource(o, [this] { return policy; }), ClusterConfigError);
+}
+
+}  // namespace
+}  // namespace gpua::cluster
