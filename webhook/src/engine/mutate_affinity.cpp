@@ -48,8 +48,10 @@ void writeTermWithPool(json::Writer& w, const rapidjson::Value* term, const poli
   bool wroteExpressions = false;
   if (term != nullptr) {
     for (auto it = term->MemberBegin(); it != term->MemberEnd(); ++it) {
+      const bool expressions = json::view(it->name) == "matchExpressions";
+      if (expressions && !it->value.IsArray()) continue;  // null: ours replaces it
       w.Key(it->name.GetString(), it->name.GetStringLength());
-      if (json::view(it->name) != "matchExpressions" || !it->value.IsArray()) {
+      if (!expressions) {
         it->value.Accept(w);
         continue;
       }

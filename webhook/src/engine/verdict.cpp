@@ -14,10 +14,12 @@ constexpr std::size_t kChangeSummaryBytes = 120;
 // "gpu-admission: class training: node affinity pool train-h100, toleration nvidia.com/gpu"
 std::string changeSummary(const Decision& d) {
   std::string out = "gpu-admission: class " + d.className + ": ";
-  for (std::size_t i = 0; i < d.changes.size(); ++i) {
-    const std::string more = " (+" + std::to_string(d.changes.size() - i) + " more)";
+  auto more = [&](std::size_t n) { return " (+" + std::to_string(n) + " more)"; };
+  const std::size_t n = d.changes.size();
+  for (std::size_t i = 0; i < n; ++i) {
     const std::string item = (i > 0 ? ", " : "") + d.changes[i];
-    if (i > 0 && out.size() + item.size() + more.size() > kChangeSummaryBytes) return out + more;
+    const std::size_t after = i + 1 < n ? more(n - i - 1).size() : 0;
+    if (i > 0 && out.size() + item.size() + after > kChangeSummaryBytes) return out + more(n - i);
     out += item;
   }
   return out;

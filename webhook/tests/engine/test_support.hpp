@@ -161,17 +161,17 @@ inline std::string gpuPod(const std::string& labels, const std::string& resource
          R"("containers":[{"name":"pytorch","image":"pytorch","resources":)" + resources + "}]}}";
 }
 
-struct Run {
+struct Applied {
   Decision decision;
   std::string patched;  // the pod after applying the patch
 };
 
 // Decides, applies the patch with the strict applier (failing the test if it does not apply),
 // and checks that a second pass over the patched pod emits no ops (reinvocation).
-inline Run decideAndApply(const std::string& podJson, const policy::PolicySet& policy,
-                          const RequestContext& ctx = podContext(),
-                          const UsageSnapshot& usage = emptyUsage()) {
-  Run run;
+inline Applied decideAndApply(const std::string& podJson, const policy::PolicySet& policy,
+                              const RequestContext& ctx = podContext(),
+                              const UsageSnapshot& usage = emptyUsage()) {
+  Applied run;
   rapidjson::Document pod = parse(podJson);
   run.decision = decide(pod, ctx, policy, usage);
   const auto error = applyPatch(pod, run.decision.patch);

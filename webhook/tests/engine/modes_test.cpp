@@ -1,0 +1,93 @@
+// Rollout modes: enforce denies, warn admits with warnings, audit admits and records.
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+
+namespace gpua::engine {
+namespace {
+
+using namespace testing;
+
+policy::PolicySet stagedPolicy() {
+  auto p = makePolicy();
+  policy::RolloutRule dev;
+  dev.namespaces = policy::NamespaceSelector{};
+  dev.namespaces->labels.matchLabels = {{"env", "dev"}};
+  dev.mode = policy::Mode::Enforce;
+  policy::RolloutRule audit;
+  audit.namespaces = policy::NamespaceSelector{};
+  audit.namespaces->names = {"legacy"};
+  audit.mode = policy::Mode::Audit;
+  p.rollout = {dev, audit, {std::nullopt, policy::Mode::Warn}};
+  return p;
+}
+
+const std::string kTooMany =
+    gpuPod(R"({"gpu-admission.io/class":"training"})", R"({"limits":{"nvidia.com/gpu":16}})");
+
+TEST(Modes, NoRuleMatchingMeansEnforce) {
+  rapidjson::Document pod = parse(kTooMany);
+  const Decision d = decide(pod, podContext(), makePolicy(), emptyUsage());
+  EXPECT_EQ(d.mode, policy::Mode::Enforce);
+  EXPECT_FALSE(d.allowed());
+}
+
+TEST(Modes, FirstMatchingRuleWins) {
+  rapidjson::Document pod = parse(kTooMany);
+  const Decision d =
+      decide(pod, podContext("legacy", {{"env", "dev"}}), stagedPolicy(), emptyUsage());
+  EXPECT_EQ(d.mode, policy::Mode::Enforce);
+  EXPECT_FALSE(d.allowed());
+}
+
+TEST(Modes, WarnAdmitsWithPrefixedWarningsAndStillMutates) {
+  const Applied run =
+      decideAndApply(kTooMany, stagedPolicy(), podContext("team", {{"env", "prod"}}));
+  const Decision& d = run.decision;
+  EXPECT_EQ(d.mode, policy::Mode::Warn);
+  ASSERT_TRUE(d.allowed());
+  ASSERT_EQ(d.violations.size(), 1u);
+  EXPECT_FALSE(d.patch.empty());
+  ASSERT_EQ(d.warnings.size(), 2u);
+  EXPECT_EQ(d.warnings[0].rfind("gpu-admission: class training: ", 0), 0u);
+  EXPECT_EQ(d.warnings[1],
+            "gpu-admission (warn mode): pod \"trainer-0\" container \"pytorch\" asks for 16 "
+            "nvidia.com/gpu but class training allows at most 8 per pod: split the job across "
+            "more pods or ask the platform team for a larger limit");
+  EXPECT_EQ(at(run.patched, "/spec/priorityClassName"), R"("gpu-training")");
+}
+
+TEST(Modes, AuditAdmitsSilentlyAndRecords) {
+  const Applied run = decideAndApply(kTooMany, stagedPolicy(), podContext("legacy", {}));
+  const Decision& d = run.decision;
+  EXPECT_EQ(d.mode, policy::Mode::Audit);
+  ASSERT_TRUE(d.allowed());
+  EXPECT_FALSE(d.patch.empty());
+  for (const auto& w : d.warnings) EXPECT_EQ(w.find("warn mode"), std::string::npos);
+  EXPECT_EQ(d.auditAnnotations.at("violation-rules"), "max-per-pod");
+  EXPECT_EQ(d.auditAnnotations.at("class"), "training");
+  EXPECT_EQ(d.auditAnnotations.at("mode"), "audit");
+  EXPECT_NE(d.auditAnnotations.at("violation").find("allows at most 8 per pod"), std::string::npos);
+  for (const auto& [key, value] : d.auditAnnotations) {
+    EXPECT_LE(key.size(), 63u);
+    for (char c : key)
+      EXPECT_TRUE(isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')
+          << key;
+  }
+}
+
+TEST(Modes, WarningsHaveNoControlCharacters) {
+  const std::string pod =
+      "{\"metadata\":{\"name\":\"evil\\nname\\u0007\",\"labels\":{\"gpu-admission.io/"
+      "class\":\"training\"}},"
+      "\"spec\":{\"containers\":[{\"name\":\"c\\r\",\"resources\":{\"limits\":{\"nvidia.com/"
+      "gpu\":20}}}]}}";
+  rapidjson::Document d = parse(pod);
+  const Decision decision = decide(d, podContext("team", {}), stagedPolicy(), emptyUsage());
+  ASSERT_FALSE(decision.warnings.empty());
+  for (const auto& w : decision.warnings)
+    for (char c : w) EXPECT_GE(static_cast<unsigned char>(c), 0x20u) << w;
+}
+
+}  // namespace
+}  // namespace gpua::engine

@@ -1,0 +1,206 @@
+// Validation rules: rule ids and the one-line messages developers read.
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+
+namespace gpua::engine {
+namespace {
+
+using namespace testing;
+
+const std::string kTraining = R"({"gpu-admission.io/class":"training"})";
+
+Decision run(const std::string& pod, const policy::PolicySet& p = makePolicy(),
+             const RequestContext& ctx = podContext()) {
+  rapidjson::Document d = parse(pod);
+  return decide(d, ctx, p, emptyUsage());
+}
+
+void expectDenied(const Decision& d, const std::string& rule, const std::string& message) {
+  ASSERT_FALSE(d.allowed());
+  ASSERT_FALSE(d.violations.empty());
+  EXPECT_EQ(d.violations[0].rule, rule);
+  EXPECT_EQ(d.denial->message, message);
+  EXPECT_TRUE(d.patch.empty());
+  EXPECT_TRUE(d.warnings.empty());
+}
+
+TEST(Validate, MaxPerPod) {
+  expectDenied(run(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":16}})")), "max-per-pod",
+               "pod \"trainer-0\" container \"pytorch\" asks for 16 nvidia.com/gpu but class "
+               "training allows at most 8 per pod: split the job across more pods or ask the "
+               "platform team for a larger limit");
+  EXPECT_TRUE(run(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":8}})")).allowed());
+}
+
+TEST(Validate, MaxPerPodSumsContainersAndNamesThem) {
+  const std::string pod =
+      R"({"metadata":{"name":"p","labels":{"gpu-admission.io/class":"training"}},"spec":{"containers":[)"
+      R"({"name":"a","resources":{"limits":{"nvidia.com/gpu":5}}},{"name":"b","resources":{"limits":{"nvidia.com/gpu":4}}}]}})";
+  expectDenied(run(pod), "max-per-pod",
+               "pod \"p\" (containers \"a\", \"b\") asks for 9 nvidia.com/gpu but class training "
+               "allows at most 8 per pod: split the job across more pods or ask the platform team "
+               "for a larger limit");
+}
+
+TEST(Validate, InitContainersCountAsMaxNotSum) {
+  const std::string pod =
+      R"({"metadata":{"name":"p","labels":{"gpu-admission.io/class":"training"}},"spec":{)"
+      R"("initContainers":[{"name":"i","resources":{"limits":{"nvidia.com/gpu":8}}}],)"
+      R"("containers":[{"name":"a","resources":{"limits":{"nvidia.com/gpu":8}}}]}})";
+  EXPECT_TRUE(run(pod).allowed());
+}
+
+TEST(Validate, MaxPerContainer) {
+  auto p = makePolicy();
+  p.classes[0].gpus.maxPerContainer = 2;
+  expectDenied(run(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":4}})"), p), "max-per-container",
+               "pod \"trainer-0\" container \"pytorch\" asks for 4 nvidia.com/gpu but class "
+               "training allows at most 2 per container: spread the work over more containers or "
+               "pods, or ask the platform team for a larger limit");
+}
+
+TEST(Validate, MissingGpuRequest) {
+  expectDenied(run(gpuPod(kTraining, R"({"limits":{"cpu":"2"}})")), "missing-gpu-request",
+               "pod \"trainer-0\" is in GPU class training but no container asks for a GPU: add "
+               "resources.limits nvidia.com/gpu: 1 to the container that needs it, or remove the "
+               "labels that select class training");
+}
+
+TEST(Validate, GpuForbidden) {
+  expectDenied(
+      run(gpuPod(R"({"gpu-admission.io/class":"batch"})", R"({"limits":{"nvidia.com/gpu":1}})")),
+      "gpu-forbidden",
+      "pod \"trainer-0\" container \"pytorch\" asks for 1 nvidia.com/gpu but class batch "
+      "does not allow GPUs: remove the GPU request, or use a GPU class");
+  EXPECT_TRUE(
+      run(gpuPod(R"({"gpu-admission.io/class":"batch"})", R"({"limits":{"cpu":1}})")).allowed());
+}
+
+TEST(Validate, GpuPoolWithoutRequestByNodeSelectorAffinityAndToleration) {
+  const std::string cpu = R"({"limits":{"cpu":"1"}})";
+  expectDenied(
+      run(gpuPod(R"({"app":"x"})", cpu, R"("nodeSelector":{"gpu-admission.io/pool":"train"})")),
+      "gpu-pool-without-request",
+      "pod \"trainer-0\" targets GPU pool train-h100 (nodeSelector "
+      "gpu-admission.io/pool=train) but asks for no GPU: add a GPU to resources.limits of "
+      "the container that needs one, or remove the nodeSelector entry so the pod runs on "
+      "CPU nodes");
+  const Decision aff = run(gpuPod(
+      R"({"app":"x"})", cpu,
+      R"("affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"nvidia.com/mig.strategy","operator":"In","values":["mixed"]}]}]}}})"));
+  ASSERT_FALSE(aff.allowed());
+  EXPECT_NE(aff.denial->message.find(
+                "targets GPU pool infer-a100 (node affinity nvidia.com/mig.strategy=mixed)"),
+            std::string::npos);
+  const Decision tol = run(gpuPod(
+      R"({"app":"x"})", cpu, R"("tolerations":[{"key":"nvidia.com/gpu","operator":"Exists"}])"));
+  ASSERT_FALSE(tol.allowed());
+  EXPECT_NE(tol.denial->message.find("(toleration nvidia.com/gpu)"), std::string::npos);
+  EXPECT_NE(tol.denial->message.find("remove the toleration"), std::string::npos);
+  // A blanket toleration (node agents) and unrelated selectors are fine.
+  EXPECT_TRUE(
+      run(gpuPod(R"({"app":"x"})", cpu, R"("tolerations":[{"operator":"Exists"}])")).allowed());
+  EXPECT_TRUE(run(gpuPod(R"({"app":"x"})", cpu, R"("nodeSelector":{"disktype":"ssd"})")).allowed());
+}
+
+TEST(Validate, MigProfileUnavailable) {
+  expectDenied(
+      run(gpuPod(R"({"gpu-admission.io/class":"inference"})",
+                 R"({"limits":{"nvidia.com/mig-7g.80gb":1}})")),
+      "mig-profile-unavailable",
+      "pod \"trainer-0\" container \"pytorch\" asks for nvidia.com/mig-7g.80gb but no pool "
+      "of class inference offers MIG profile 7g.80gb (offered: 1g.10gb, 2g.20gb, 3g.40gb): "
+      "request one of the offered profiles, or nvidia.com/gpu to get the class's default");
+  const Decision noMig = run(gpuPod(kTraining, R"({"limits":{"nvidia.com/mig-1g.10gb":1}})"));
+  ASSERT_FALSE(noMig.allowed());
+  EXPECT_NE(noMig.denial->message.find("(no pool of class training has MIG)"), std::string::npos);
+}
+
+TEST(Validate, SharedGpuOverOne) {
+  expectDenied(run(gpuPod(R"({"gpu-admission.io/class":"interactive"})",
+                          R"({"limits":{"nvidia.com/gpu":2}})")),
+               "shared-gpu-over-one",
+               "pod \"trainer-0\" container \"pytorch\" asks for 2 nvidia.com/gpu but class "
+               "interactive shares GPUs by time-slicing, where more than 1 unit adds no compute or "
+               "memory: request 1, or use a class with whole GPUs");
+  EXPECT_FALSE(run(gpuPod(R"({"gpu-admission.io/class":"interactive"})",
+                          R"({"limits":{"nvidia.com/gpu.shared":3}})"))
+                   .allowed());
+}
+
+TEST(Validate, InvalidQuantities) {
+  for (const std::string q : {R"("0.5")", R"("500m")", "0.5", "-1", R"("abc")", "true"}) {
+    SCOPED_TRACE(q);
+    const Decision d = run(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":)" + q + "}}"));
+    ASSERT_FALSE(d.allowed());
+    EXPECT_EQ(d.violations[0].rule, "invalid-gpu-quantity");
+    EXPECT_EQ(d.denial->message.rfind("pod \"trainer-0\" container \"pytorch\" asks for ", 0), 0u);
+    EXPECT_NE(d.denial->message.find("nvidia.com/gpu but GPU resources must be whole numbers"),
+              std::string::npos);
+  }
+  const Decision half = run(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":"500m"}})"));
+  EXPECT_NE(half.denial->message.find("asks for \"500m\" nvidia.com/gpu"), std::string::npos);
+  for (const std::string q : {R"("2")", R"("2000m")", "2.0", R"("+2")"})
+    EXPECT_TRUE(run(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":)" + q + "}}")).allowed())
+        << q;
+}
+
+TEST(Validate, RequestsLimitsMismatch) {
+  expectDenied(
+      run(gpuPod(kTraining, R"({"requests":{"nvidia.com/gpu":1},"limits":{"nvidia.com/gpu":2}})")),
+      "requests-limits-mismatch",
+      "pod \"trainer-0\" container \"pytorch\" requests 1 nvidia.com/gpu but limits it to "
+      "2: GPU requests must equal limits, set both to the same number");
+}
+
+TEST(Validate, ClassNotAllowedInNamespace) {
+  auto p = makePolicy();
+  p.classes[1].allowedNamespaces = policy::NamespaceSelector{};
+  p.classes[1].allowedNamespaces->labels.matchLabels = {{"serving", "true"}};
+  const std::string pod =
+      gpuPod(R"({"gpu-admission.io/class":"inference"})", R"({"limits":{"nvidia.com/gpu":1}})");
+  expectDenied(run(pod, p, podContext("team-a", {})), "class-not-allowed",
+               "pod \"trainer-0\" matches GPU class inference, which namespace \"team-a\" may not "
+               "use: remove the labels that select class inference, or ask the platform team to "
+               "allow this namespace");
+  EXPECT_TRUE(run(pod, p, podContext("serving", {{"serving", "true"}})).allowed());
+}
+
+TEST(Validate, GenerateNameInMessages) {
+  const std::string pod =
+      R"({"metadata":{"generateName":"job-","labels":{"gpu-admission.io/class":"training"}},)"
+      R"("spec":{"containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":9}}}]}})";
+  const Decision d = run(pod);
+  ASSERT_FALSE(d.allowed());
+  EXPECT_EQ(d.denial->message.rfind("pod \"job-\" (generateName) container \"c\" asks for 9", 0),
+            0u);
+}
+
+TEST(Validate, SeveralViolationsAreCounted) {
+  const std::string pod =
+      R"({"metadata":{"name":"p","labels":{"gpu-admission.io/class":"training"}},"spec":{"containers":[)"
+      R"({"name":"a","resources":{"limits":{"nvidia.com/gpu":"0.5"}}},)"
+      R"({"name":"b","resources":{"requests":{"nvidia.com/gpu":1},"limits":{"nvidia.com/gpu":3}}}]}})";
+  const Decision d = run(pod);
+  ASSERT_FALSE(d.allowed());
+  EXPECT_EQ(d.violations.size(), 2u);
+  EXPECT_NE(d.denial->message.find("(and 1 more)"), std::string::npos);
+}
+
+TEST(Validate, InvalidPodFieldsAreNamed) {
+  const Decision d = run(gpuPod(kTraining, R"("lots")"));
+  ASSERT_FALSE(d.allowed());
+  EXPECT_EQ(d.violations[0].rule, "invalid-pod");
+  EXPECT_EQ(d.denial->message,
+            "pod \"trainer-0\": field spec.containers[0].resources must be an object: fix the "
+            "manifest (Kubernetes would reject it) (and 1 more)");
+  EXPECT_EQ(d.violations[1].rule, "missing-gpu-request");
+  const Decision tol =
+      run(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":1}})", R"("tolerations":{})"));
+  ASSERT_FALSE(tol.allowed());
+  EXPECT_NE(tol.denial->message.find("field spec.tolerations must be a list"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpua::engine
