@@ -4,7 +4,7 @@
 
 #include <cstring>
 
-#include "admission/json_depth.hpp"
+#include "admission/depth_limited_parse.hpp"
 
 namespace gpua::admission {
 
@@ -123,14 +123,15 @@ std::optional<RequestError> parseJsonInSitu(std::string& buffer, rapidjson::Docu
     return error("invalid-json", "invalid JSON at byte offset " +
                                      std::to_string(static_cast<const char*>(nul) - buffer.data()) +
                                      ": NUL byte in body");
-  if (exceedsJsonDepth(buffer))
-    return error("too-deep",
-                 "JSON nesting deeper than " + std::to_string(kMaxJsonDepth) + " levels");
-  doc.ParseInsitu<rapidjson::kParseDefaultFlags>(buffer.data());
-  if (doc.HasParseError())
+  const DepthLimitedParse parsed = parseInSituWithDepthLimit(buffer.data(), doc);
+  if (parsed.tooDeep)
+    return error("too-deep", "JSON nesting deeper than " + std::to_string(kMaxJsonDepth) +
+                                 " levels at byte offset " +
+                                 std::to_string(parsed.result.Offset()));
+  if (parsed.result.IsError())
     return error("invalid-json", "invalid JSON at byte offset " +
-                                     std::to_string(doc.GetErrorOffset()) + ": " +
-                                     rapidjson::GetParseError_En(doc.GetParseError()));
+                                     std::to_string(parsed.result.Offset()) + ": " +
+                                     rapidjson::GetParseError_En(parsed.result.Code()));
   return std::nullopt;
 }
 

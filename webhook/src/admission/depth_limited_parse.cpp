@@ -1,0 +1,68 @@
+#include "admission/depth_limited_parse.hpp"
+
+#include <rapidjson/reader.h>
+
+namespace gpua::admission {
+
+namespace {
+
+using Ch = char;
+using rapidjson::SizeType;
+
+// Forwards SAX events to the document and stops the parse one level past the limit.
+class DepthLimiter {
+ public:
+  DepthLimiter(rapidjson::Document& doc, std::size_t maxDepth) : doc_(doc), maxDepth_(maxDepth) {}
+
+  bool Null() { return doc_.Null(); }
+  bool Bool(bool b) { return doc_.Bool(b); }
+  bool Int(int i) { return doc_.Int(i); }
+  bool Uint(unsigned u) { return doc_.Uint(u); }
+  bool Int64(int64_t i) { return doc_.Int64(i); }
+  bool Uint64(uint64_t u) { return doc_.Uint64(u); }
+  bool Double(double d) { return doc_.Double(d); }
+  bool RawNumber(const Ch* s, SizeType n, bool copy) { return doc_.RawNumber(s, n, copy); }
+  bool String(const Ch* s, SizeType n, bool copy) { return doc_.String(s, n, copy); }
+  bool Key(const Ch* s, SizeType n, bool copy) { return doc_.Key(s, n, copy); }
+  bool StartObject() { return descend() && doc_.StartObject(); }
+  bool EndObject(SizeType members) { return ascend() && doc_.EndObject(members); }
+  bool StartArray() { return descend() && doc_.StartArray(); }
+  bool EndArray(SizeType elements) { return ascend() && doc_.EndArray(elements); }
+
+  bool tooDeep() const { return tooDeep_; }
+
+ private:
+  bool descend() {
+    if (++depth_ <= maxDepth_) return true;
+    tooDeep_ = true;
+    return false;
+  }
+  bool ascend() {
+    --depth_;
+    return true;
+  }
+
+  rapidjson::Document& doc_;
+  std::size_t maxDepth_;
+  std::size_t depth_ = 0;
+  bool tooDeep_ = false;
+};
+
+}  // namespace
+
+DepthLimitedParse parseInSituWithDepthLimit(char* text, rapidjson::Document& doc,
+                                            std::size_t maxDepth) {
+  DepthLimitedParse out;
+  auto generate = [&](rapidjson::Document& handler) {
+    DepthLimiter limiter(handler, maxDepth);
+    rapidjson::InsituStringStream stream(text);
+    rapidjson::Reader reader;
+    out.result = reader.Parse<rapidjson::kParseInsituFlag>(stream, limiter);
+    out.tooDeep = limiter.tooDeep();
+    return !out.result.IsError();
+  };
+  doc.Populate(generate);
+  return out;
+}
+
+}  // namespace gpua::admission
