@@ -75,11 +75,18 @@ TEST_F(ReviewTest, MissingFileExitsTwoNamingTheFile) {
 }
 
 TEST_F(ReviewTest, InvalidYamlExitsTwoNamingTheLine) {
-  dir_.write("bad.yaml", "apiVersion: v1\nkind: Pod\nmetadata: {name: x\nspec: {}\n");
+  dir_.write("bad.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n   bad: indent\n");
   const auto r = review("bad.yaml");
   EXPECT_EQ(r.exitCode, 2);
-  EXPECT_NE(r.err.find("bad.yaml:"), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("invalid YAML"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("bad.yaml:5:7: invalid YAML: illegal map value"), std::string::npos)
+      << r.err;
+}
+
+TEST_F(ReviewTest, DuplicateKeyExitsTwoNamingTheLine) {
+  dir_.write("dup.yaml", "apiVersion: v1\nkind: Pod\nmetadata:\n  name: x\n  name: y\n");
+  const auto r = review("dup.yaml");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("dup.yaml:5:3: duplicate key \"name\""), std::string::npos) << r.err;
 }
 
 TEST_F(ReviewTest, InvalidJsonExitsTwoNamingLineAndColumn) {
