@@ -1,5 +1,7 @@
 #include "server/http_server.hpp"
 
+#include <openssl/ssl.h>
+
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -251,7 +253,11 @@ class Session : public std::enable_shared_from_this<Session> {
                             });
   }
 
+  // Sends our close_notify without waiting for the peer's: HTTP framing already told the
+  // client the response is complete, and a client that never answers must not hold the
+  // connection (and a shutdown drain) open.
   void gracefulClose() {
+    SSL_set_shutdown(stream_.native_handle(), SSL_RECEIVED_SHUTDOWN);
     expiresAfter(std::chrono::seconds(2));
     stream_.async_shutdown([self = shared_from_this()](error_code) { self->closeNow(); });
   }

@@ -1,0 +1,193 @@
+// Lifecycle through the real binary: hot reload of policies and certificates without a
+// restart, graceful SIGTERM, and one-line startup errors with exit code 1.
+#include <openssl/bn.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+#include <future>
+#include <thread>
+
+#include "e2e_fixture.hpp"
+
+namespace gpua::testing {
+namespace {
+
+using namespace std::chrono_literals;
+namespace fs = std::filesystem;
+
+bool allowed(const ClientResponse& res) {
+  const auto d = parseJson(res.body);
+  return d.IsObject() && d.HasMember("response") && d["response"]["allowed"].GetBool();
+}
+
+// Polls until `pred` holds (reload happens on the server's next poll).
+template <class Pred>
+bool eventually(Pred pred, std::chrono::milliseconds timeout = 5s) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(50ms);
+  }
+  return pred();
+}
+
+std::string serialOf(const std::string& certFile) {
+  FILE* f = std::fopen(certFile.c_str(), "r");
+  if (!f) return {};
+  X509* x = PEM_read_X509(f, nullptr, nullptr, nullptr);
+  std::fclose(f);
+  if (!x) return {};
+  BIGNUM* bn = ASN1_INTEGER_to_BN(X509_get0_serialNumber(x), nullptr);
+  char* hex = BN_bn2hex(bn);
+  std::string out = hex;
+  OPENSSL_free(hex);
+  BN_free(bn);
+  X509_free(x);
+  return out;
+}
+
+TEST_F(E2eTest, PolicyHotReloadSwapsGoodPoliciesAndKeepsTheLastGoodOneOnErrors) {
+  const auto dir = policyDir(trainingPolicy(2));
+  start({}, dir);
+  const auto fourGpus = [this] { return allowed(post("/mutate", reviewJson(podJson(4), "r"))); };
+  auto kept = client();  // a connection open across reloads must keep working
+  ASSERT_EQ(kept.request("GET", "/healthz").status, 200);
+  EXPECT_FALSE(fourGpus());
+
+  writePolicyVersion(trainingPolicy(8));
+  EXPECT_TRUE(eventually(fourGpus)) << server_->out();
+
+  writePolicyVersion(
+      "apiVersion: gpu-admission.io/v1\nkind: GpuPolicy\nmetadata: {name: e2e}\n"
+      "spec:\n  pools:\n  - name: p\n    gpu: NoSuchGpu\n");
+  EXPECT_TRUE(eventually([this] {
+    return metrics().find("gpu_admission_policy_last_reload_success 0") != std::string::npos;
+  })) << metrics();
+  EXPECT_NE(metrics().find("gpu_admission_policy_reload_total{result=\"error\"} 1"),
+            std::string::npos);
+  EXPECT_TRUE(fourGpus()) << "the last good policy (maxPerPod 8) keeps serving";
+  // The error is logged with the file and line.
+  EXPECT_TRUE(eventually([this] {
+    return server_->out().find("policy.yaml:") != std::string::npos;
+  })) << server_->out();
+  EXPECT_EQ(kept.request("GET", "/healthz").status, 200);
+
+  writePolicyVersion(trainingPolicy(2));
+  EXPECT_TRUE(eventually([&] { return !fourGpus(); }));
+  EXPECT_NE(metrics().find("gpu_admission_policy_last_reload_success 1"), std::string::npos);
+}
+
+TEST_F(E2eTest, CertificateRotationWithoutRestart) {
+  // A Secret-volume layout: tls.crt -> ..data/tls.crt, swapped by a ..data symlink rename.
+  const auto tlsDir = work_.path() / "tls";
+  const std::string v1 = (tlsDir / "..v1").string(), v2 = (tlsDir / "..v2").string();
+  generateDevCerts(GPUA_GEN_CERTS, v1);
+  generateDevCerts(GPUA_GEN_CERTS, v2);
+  swapDataSymlink(tlsDir, "..v1");
+  fs::create_symlink("..data/server.crt", tlsDir / "tls.crt");
+  fs::create_symlink("..data/server.key", tlsDir / "tls.key");
+  certFile_ = (tlsDir / "tls.crt").string();
+  keyFile_ = (tlsDir / "tls.key").string();
+  caFile_ = v1 + "/ca.crt";
+  start();
+
+  auto old = client();
+  EXPECT_EQ(old.peerSerialHex(), serialOf(v1 + "/server.crt"));
+  EXPECT_EQ(old.request("GET", "/healthz").status, 200);
+
+  swapDataSymlink(tlsDir, "..v2");
+  caFile_ = v2 + "/ca.crt";
+  const auto expected = serialOf(v2 + "/server.crt");
+  EXPECT_TRUE(eventually([&] {
+    try {
+      return client().peerSerialHex() == expected;
+    } catch (const std::exception&) {
+      return false;  // still the old certificate: the new CA does not trust it yet
+    }
+  })) << server_->out();
+  EXPECT_EQ(old.request("GET", "/healthz").status, 200) << "open connections survive rotation";
+}
+
+TEST_F(E2eTest, SigtermFinishesRequestsInFlightAndExitsZero) {
+  auto& server = start({"--shutdown-grace", "5s"});
+  // Requests in flight: headers sent, bodies still on their way when SIGTERM arrives.
+  const std::string body = reviewJson(podJson(1), "inflight");
+  std::vector<std::unique_ptr<TlsTestClient>> clients;
+  for (int i = 0; i < 4; ++i) {
+    clients.push_back(newClient());
+    clients.back()->writeRaw(
+        "POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+        "Content-Length: " +
+        std::to_string(body.size()) + "\r\n\r\n" + body.substr(0, 10));
+  }
+  auto idle = client();
+  ASSERT_EQ(idle.request("GET", "/healthz").status, 200);
+  std::this_thread::sleep_for(100ms);
+  server.signal(SIGTERM);
+  std::this_thread::sleep_for(200ms);
+  for (auto& c : clients) {
+    c->writeRaw(body.substr(10));
+    auto res = c->read();
+    EXPECT_EQ(res.status, 200) << res.body;
+    EXPECT_TRUE(allowed(res));
+    EXPECT_FALSE(res.keepAlive);
+  }
+  EXPECT_TRUE(idle.closedByPeer());
+  EXPECT_EQ(server.waitExit(5s), 0) << server.err() << server.out();
+  EXPECT_NE(server.out().find("\"msg\":\"shutting down\""), std::string::npos);
+}
+
+struct StartupCase {
+  std::string name;
+  std::vector<std::string> args;  // after "serve"
+  std::string message;            // fragment of the one-line error
+};
+
+TEST_F(E2eTest, StartupErrorsAreOneLineNamingTheProblemAndExitOne) {
+  const auto policies = policyDir(trainingPolicy(2));
+  writeFile(work_.path() / "bad" / "p.yaml", "apiVersion: gpu-admission.io/v1\nkind: Nope\n");
+  const auto crt = cert("server.crt"), key = cert("server.key");
+  generateDevCerts(GPUA_GEN_CERTS, work_.file("other"));
+  // Occupy a port so the server cannot bind it.
+  start({}, policies);
+  const std::string busy = "127.0.0.1:" + std::to_string(port_);
+  const std::vector<StartupCase> cases = {
+      {"missing cert",
+       {"--policies", policies, "--tls-cert", work_.file("none.crt"), "--tls-key", key},
+       "none.crt"},
+      {"unreadable key",
+       {"--policies", policies, "--tls-cert", crt, "--tls-key", work_.file("none.key")},
+       "none.key"},
+      {"key not matching",
+       {"--policies", policies, "--tls-cert", crt, "--tls-key", work_.file("other/server.key")},
+       "does not match"},
+      {"missing policy dir",
+       {"--policies", work_.file("nope"), "--tls-cert", crt, "--tls-key", key},
+       "nope"},
+      {"broken policy",
+       {"--policies", work_.file("bad"), "--tls-cert", crt, "--tls-key", key},
+       "p.yaml"},
+      {"port in use",
+       {"--policies", policies, "--tls-cert", crt, "--tls-key", key, "--listen", busy},
+       busy},
+      {"bad listen",
+       {"--policies", policies, "--tls-cert", crt, "--tls-key", key, "--listen", "nowhere"},
+       "--listen"},
+      {"missing flag", {"--policies", policies}, "--tls-cert"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    std::vector<std::string> args{"serve"};
+    args.insert(args.end(), c.args.begin(), c.args.end());
+    ServerProcess p(args, work_.path().string());
+    EXPECT_EQ(p.waitExit(10s), 1);
+    const auto err = p.err();
+    EXPECT_NE(err.find("gpu-admission serve: error: "), std::string::npos) << err;
+    EXPECT_NE(err.find(c.message), std::string::npos) << err;
+    EXPECT_EQ(std::count(err.begin(), err.end(), '\n'), 1) << err;
+  }
+  EXPECT_TRUE(healthy()) << "the first server is unaffected";
+}
+
+}  // namespace
+}  // namespace gpua::testing

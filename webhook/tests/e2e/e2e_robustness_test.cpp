@@ -1,0 +1,157 @@
+// Never down, never wrong: every kind of bad input gets a 4xx naming the problem and a metric,
+// and the server stays healthy; limits, timeouts and keep-alive behave as the apiserver needs.
+#include <thread>
+
+#include "e2e_fixture.hpp"
+
+namespace gpua::testing {
+namespace {
+
+using namespace std::chrono_literals;
+
+struct BadCase {
+  std::string name, method, path, contentType, body;
+  int status;
+  std::string kind;     // bad_requests_total kind
+  std::string message;  // a fragment of the one-line error
+};
+
+std::string deepJson(int depth) {
+  return std::string(depth, '[') + std::string(depth, ']');
+}
+
+TEST_F(E2eTest, BadInputsGetA4xxNamingTheProblemAndAMetric) {
+  start();
+  const std::string good = reviewJson(podJson(1), "u1");
+  const std::string service =
+      R"({"apiVersion":"v1","kind":"Service","metadata":{"name":"s"},"spec":{}})";
+  const std::vector<BadCase> cases = {
+      {"not json", "POST", "/mutate", "application/json", "hello", 400, "invalid-json", "JSON"},
+      {"truncated", "POST", "/mutate", "application/json", good.substr(0, good.size() / 2), 400,
+       "invalid-json", "JSON"},
+      {"too deep", "POST", "/validate", "application/json", deepJson(5000), 400, "too-deep",
+       "deep"},
+      {"wrong apiVersion", "POST", "/mutate", "application/json",
+       R"({"apiVersion":"admission.k8s.io/v1beta1","kind":"AdmissionReview","request":{}})", 400,
+       "wrong-api-version", "apiVersion"},
+      {"wrong kind", "POST", "/mutate", "application/json",
+       R"({"apiVersion":"admission.k8s.io/v1","kind":"Pod","request":{}})", 400, "wrong-kind",
+       "kind"},
+      {"missing request", "POST", "/mutate", "application/json",
+       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"})", 400, "missing-request",
+       "request"},
+      {"missing uid", "POST", "/mutate", "application/json",
+       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"operation":"CREATE"}})",
+       400, "missing-uid", "uid"},
+      {"missing object", "POST", "/mutate", "application/json",
+       R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"x","kind":{"group":"","version":"v1","kind":"Pod"},"operation":"CREATE"}})",
+       400, "missing-object", "object"},
+      {"object not a pod", "POST", "/mutate", "application/json", reviewJson(service, "u2"), 400,
+       "object-not-pod", "Pod"},
+      {"wrong method", "GET", "/mutate", "", "", 405, "method-not-allowed", "not allowed"},
+      {"wrong content type", "POST", "/mutate", "text/plain", good, 415, "wrong-content-type",
+       "Content-Type"},
+      {"no content type", "POST", "/validate", "", good, 415, "wrong-content-type", "Content-Type"},
+      {"unknown path", "POST", "/mutating", "application/json", good, 404, "unknown-path",
+       "/mutating"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    auto res = client().request(c.method, c.path, c.body, c.contentType);
+    EXPECT_EQ(res.status, c.status) << res.body;
+    EXPECT_NE(res.body.find(c.message), std::string::npos) << res.body;
+    EXPECT_EQ(std::count(res.body.begin(), res.body.end(), '\n'), 1) << "one line: " << res.body;
+    EXPECT_TRUE(healthy());
+  }
+  const auto m = metrics();
+  for (const auto& c : cases)
+    EXPECT_NE(m.find("gpu_admission_bad_requests_total{kind=\"" + c.kind + "\"}"),
+              std::string::npos)
+        << c.kind << "\n"
+        << m;
+}
+
+TEST_F(E2eTest, JsonContentTypeWithParametersIsAccepted) {
+  start();
+  auto res = client().request("POST", "/mutate", reviewJson(podJson(1), "u-ct"),
+                              "Application/JSON; charset=utf-8");
+  EXPECT_EQ(res.status, 200) << res.body;
+}
+
+TEST_F(E2eTest, BodyOver8MiBIs413AndTheServerStaysUp) {
+  start();
+  std::string big = reviewJson(podJson(1), "big");
+  big.insert(big.size() - 2, ",\"pad\":\"" + std::string(9u << 20, 'x') + "\"");
+  auto res = post("/mutate", big);
+  EXPECT_EQ(res.status, 413);
+  EXPECT_NE(res.body.find("8388608"), std::string::npos) << res.body;
+  EXPECT_TRUE(healthy());
+  EXPECT_NE(metrics().find("gpu_admission_bad_requests_total{kind=\"body-too-large\"} 1"),
+            std::string::npos);
+}
+
+TEST_F(E2eTest, KeepAliveServesManyRequestsOnOneConnection) {
+  start();
+  auto c = client();
+  for (int i = 0; i < 10; ++i) {
+    auto res = c.request("POST", i % 2 ? "/validate" : "/mutate",
+                         reviewJson(podJson(1), "ka-" + std::to_string(i)));
+    ASSERT_EQ(res.status, 200);
+    EXPECT_TRUE(res.keepAlive);
+  }
+  EXPECT_NE(metrics().find("gpu_admission_open_connections 2"), std::string::npos)
+      << "the kept-alive connection and the scrape's";
+}
+
+TEST_F(E2eTest, SlowClientTimesOutWithoutBlockingOthers) {
+  start({"--header-timeout", "1s", "--body-timeout", "1s"});
+  auto slowHeader = client();
+  slowHeader.writeRaw("POST /mutate HTTP/1.1\r\nHost: x\r\n");
+  auto slowBody = client();
+  slowBody.writeRaw(
+      "POST /mutate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+      "Content-Length: 1000\r\n\r\n{");
+  const auto t0 = std::chrono::steady_clock::now();
+  for (int i = 0; i < 5; ++i)
+    EXPECT_EQ(post("/mutate", reviewJson(podJson(1), "fast")).status, 200);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 900ms);
+  EXPECT_TRUE(slowHeader.closedByPeer());
+  EXPECT_TRUE(slowBody.closedByPeer());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
+  std::this_thread::sleep_for(100ms);
+  const auto m = metrics();
+  EXPECT_NE(m.find("kind=\"header-timeout\""), std::string::npos) << m;
+  EXPECT_NE(m.find("kind=\"body-timeout\""), std::string::npos) << m;
+}
+
+TEST_F(E2eTest, MetricsListTheDocumentedNamesAfterTraffic) {
+  start();
+  post("/mutate", reviewJson(podJson(1), "m1"));
+  post("/validate", reviewJson(podJson(4), "m2"));
+  post("/mutate", "junk");
+  auto res = client().request("GET", "/metrics");
+  EXPECT_EQ(res.status, 200);
+  EXPECT_EQ(res.contentType.rfind("text/plain; version=0.0.4", 0), 0u) << res.contentType;
+  const auto& m = res.body;
+  for (const char* name :
+       {"gpu_admission_requests_total{path=\"/mutate\",decision=\"allowed\",class=\"training\","
+        "namespace=\"ml\"",
+        "gpu_admission_requests_total{path=\"/validate\",decision=\"denied\",class=\"training\"",
+        "gpu_admission_request_duration_seconds_bucket{path=\"/mutate\",le=",
+        "gpu_admission_bad_requests_total{kind=\"invalid-json\"} 1",
+        "gpu_admission_policy_revision_info{revision=", "gpu_admission_policy_reload_total",
+        "gpu_admission_policy_last_reload_success 1",
+        "gpu_admission_certificate_expiry_timestamp_seconds ", "gpu_admission_open_connections ",
+        "gpu_admission_violations_total{rule="})
+    EXPECT_NE(m.find(name), std::string::npos) << name << "\n" << m;
+}
+
+TEST_F(E2eTest, ReadyWhenPoliciesAndCertificatesAreLoaded) {
+  start();
+  auto res = client().request("GET", "/readyz");
+  EXPECT_EQ(res.status, 200);
+  EXPECT_EQ(res.body, "ready\n");
+}
+
+}  // namespace
+}  // namespace gpua::testing
