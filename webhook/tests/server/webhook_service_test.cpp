@@ -1,0 +1,182 @@
+// The webhook service without sockets: content types, readiness, metrics, logs, and the 500
+// path for an engine failure (which the real engine never shows on purpose).
+#include "server/webhook_service.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "policy/loader.hpp"
+#include "server/readiness.hpp"
+
+namespace gpua::server {
+namespace {
+
+constexpr const char* kPolicy = R"(apiVersion: gpu-admission.io/v1
+kind: GpuPolicy
+metadata: {name: unit}
+spec:
+  pools:
+  - {name: h100, gpu: H100-80GB, sharing: exclusive, nodeSelector: {gpu: h100}}
+  classes:
+  - name: training
+    match: {any: [{labels: {gpu-admission.io/class: training}}]}
+    pools: [h100]
+  rollout:
+  - mode: enforce
+)";
+
+std::string review(const std::string& uid) {
+  return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":")" +
+         uid +
+         R"(","kind":{"group":"","version":"v1","kind":"Pod"},"namespace":"ml","operation":"CREATE",)"
+         R"("object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","labels":)"
+         R"({"gpu-admission.io/class":"training"}},"spec":{"containers":[{"name":"c",)"
+         R"("env":[{"name":"PASSWORD","value":"do-not-log-me"}],)"
+         R"("resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}}})";
+}
+
+engine::Decision throwingDecide(const rapidjson::Value&, const engine::RequestContext&,
+                                const policy::PolicySet&, const engine::UsageSnapshot&) {
+  throw std::runtime_error("engine exploded");
+}
+
+class FixedUsage : public engine::UsageSource {
+ public:
+  std::shared_ptr<const engine::UsageSnapshot> current() const override {
+    return std::make_shared<engine::UsageSnapshot>();
+  }
+  bool synced() const override { return synced_; }
+  bool synced_ = false;
+};
+
+class WebhookServiceTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto loaded = policy::loadPolicySources({{"unit.yaml", kPolicy}});
+    ASSERT_TRUE(loaded.ok()) << (loaded.errors.empty() ? "" : loaded.errors[0].format());
+    policy_ = std::make_shared<Snapshot<policy::PolicySet>>(loaded.policy);
+    logFile_ = std::tmpfile();
+    logger_ = std::make_unique<telemetry::JsonLogger>(logFile_);
+    readiness_ = std::make_shared<Readiness>(usage_);
+    readiness_->setPoliciesLoaded(true);
+    readiness_->setCertificatesLoaded(true);
+  }
+  void TearDown() override { std::fclose(logFile_); }
+
+  WebhookService service(admission::DecideFn decide = nullptr) {
+    return WebhookService({policy_, usage_, readiness_, &metrics_, logger_.get(), decide});
+  }
+
+  std::string logs() {
+    std::fflush(logFile_);
+    std::rewind(logFile_);
+    std::string out;
+    char buf[4096];
+    while (auto n = std::fread(buf, 1, sizeof buf, logFile_)) out.append(buf, n);
+    return out;
+  }
+
+  static HttpRequest post(std::string path, std::string body,
+                          std::string contentType = "application/json") {
+    HttpRequest r;
+    r.method = "POST";
+    r.target = r.path = std::move(path);
+    r.body = std::move(body);
+    r.contentType = std::move(contentType);
+    return r;
+  }
+
+  std::shared_ptr<Snapshot<policy::PolicySet>> policy_;
+  std::shared_ptr<FixedUsage> usage_ = std::make_shared<FixedUsage>();
+  std::shared_ptr<Readiness> readiness_;
+  telemetry::Registry registry_;
+  WebhookMetrics metrics_{registry_};
+  std::FILE* logFile_ = nullptr;
+  std::unique_ptr<telemetry::JsonLogger> logger_;
+};
+
+TEST(JsonContentType, MediaTypeDecidesParametersAndCaseDoNot) {
+  EXPECT_TRUE(isJsonContentType("application/json"));
+  EXPECT_TRUE(isJsonContentType("application/json; charset=utf-8"));
+  EXPECT_TRUE(isJsonContentType(" Application/JSON ;charset=UTF-8"));
+  EXPECT_FALSE(isJsonContentType(""));
+  EXPECT_FALSE(isJsonContentType("text/plain"));
+  EXPECT_FALSE(isJsonContentType("application/jsonx"));
+  EXPECT_FALSE(isJsonContentType("application/yaml"));
+}
+
+TEST_F(WebhookServiceTest, RoutesEveryEndpoint) {
+  auto s = service();
+  const auto router = s.router();
+  EXPECT_EQ(router.route(post("/mutate", review("a"))).status, 200);
+  EXPECT_EQ(router.route(post("/validate", review("b"))).status, 200);
+  EXPECT_EQ(router.route(post("/admit", review("c"))).status, 200);
+  HttpRequest get;
+  get.method = "GET";
+  for (const char* p : {"/healthz", "/metrics"}) {
+    get.path = p;
+    EXPECT_EQ(router.route(get).status, 200) << p;
+  }
+}
+
+TEST_F(WebhookServiceTest, EngineFailureIs500LoggedWithTheUid) {
+  auto s = service(&throwingDecide);
+  const auto res = s.admit(post("/mutate", review("uid-boom")), admission::Endpoint::Mutate);
+  EXPECT_EQ(res.status, 500);
+  EXPECT_EQ(res.errorKind, "internal-error");
+  EXPECT_NE(res.body.find("uid-boom"), std::string::npos) << res.body;
+  const auto log = logs();
+  EXPECT_NE(log.find("\"level\":\"error\""), std::string::npos) << log;
+  EXPECT_NE(log.find("\"uid\":\"uid-boom\""), std::string::npos) << log;
+  EXPECT_NE(registry_.render().find("decision=\"error\""), std::string::npos);
+}
+
+TEST_F(WebhookServiceTest, WrongContentTypeIs415AndCounted) {
+  auto s = service();
+  const auto res =
+      s.admit(post("/mutate", review("x"), "application/yaml"), admission::Endpoint::Mutate);
+  EXPECT_EQ(res.status, 415);
+  EXPECT_NE(res.body.find("application/yaml"), std::string::npos);
+  EXPECT_NE(
+      registry_.render().find("gpu_admission_bad_requests_total{kind=\"wrong-content-type\"} 1"),
+      std::string::npos);
+}
+
+TEST_F(WebhookServiceTest, DecisionLogNamesThePodButNotItsEnv) {
+  auto s = service();
+  ASSERT_EQ(s.admit(post("/mutate", review("uid-1")), admission::Endpoint::Mutate).status, 200);
+  const auto log = logs();
+  EXPECT_NE(log.find("\"msg\":\"admission decision\""), std::string::npos) << log;
+  EXPECT_NE(log.find("\"class\":\"training\""), std::string::npos) << log;
+  EXPECT_EQ(log.find("do-not-log-me"), std::string::npos) << log;
+  EXPECT_EQ(std::count(log.begin(), log.end(), '\n'), 1);
+}
+
+TEST_F(WebhookServiceTest, ReadinessFollowsSyncAndShutdown) {
+  auto s = service();
+  HttpRequest get;
+  get.method = "GET";
+  get.path = "/readyz";
+  auto res = s.readyz(get);
+  EXPECT_EQ(res.status, 503);
+  EXPECT_NE(res.body.find("cluster state not synced"), std::string::npos);
+  usage_->synced_ = true;
+  EXPECT_EQ(s.readyz(get).status, 200);
+  readiness_->setShuttingDown();
+  res = s.readyz(get);
+  EXPECT_EQ(res.status, 503);
+  EXPECT_NE(res.body.find("shutting down"), std::string::npos);
+}
+
+TEST(Readiness, WithoutAUsageSourceOnlyLoadsMatter) {
+  Readiness r;
+  EXPECT_EQ(r.problems(), "policies not loaded, certificates not loaded");
+  r.setPoliciesLoaded(true);
+  r.setCertificatesLoaded(true);
+  EXPECT_EQ(r.problems(), "");
+}
+
+}  // namespace
+}  // namespace gpua::server
