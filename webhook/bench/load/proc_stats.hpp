@@ -1,0 +1,21 @@
+// CPU time and peak resident memory of a process, read from /proc: how much of the machine the
+// server used during a run, and the most memory it ever held.
+#pragma once
+
+#include <sys/types.h>
+#include <optional>
+
+namespace gpua::load {
+
+struct ProcStats {
+  double cpuSeconds = 0;  // user + system since the process started
+  double peakRssMiB = 0;  // VmHWM
+  double rssMiB = 0;      // VmRSS
+};
+
+std::optional<ProcStats> readProcStats(pid_t pid);
+
+// This process's own CPU seconds (user + system).
+double selfCpuSeconds();
+
+}  // namespace gpua::load

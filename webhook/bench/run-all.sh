@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# The performance harness in one command (`make bench`): builds Release, runs the Google
+# Benchmark suites (engine, usage ledger, policy load), then the TLS load comparison of
+# gpu-admission against the null server, and prints the figures, the ratios and the targets.
+#
+# Topology on a 2-core machine: each server runs with ONE I/O thread pinned to CPU 1 and the
+# load generator runs single-threaded pinned to CPU 0, so client and server never steal each
+# other's core. Both servers are measured the same way in the same run.
+#
+# Environment: BUILD_DIR (default build/perf), SECONDS_PER_RUN (default 5), SERVER_CPU (1),
+# CLIENT_CPU (0), CONNS (16), SKIP_BUILD=1, SKIP_MICRO=1 (load only), SKIP_LOAD=1.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+build="${BUILD_DIR:-build/perf}"
+secs="${SECONDS_PER_RUN:-5}"
+server_cpu="${SERVER_CPU:-1}"
+client_cpu="${CLIENT_CPU:-0}"
+conns="${CONNS:-16}"
+bin="$build/bin"
+out="$build/bench-results"
+mkdir -p "$out"
+
+if [ "${SKIP_BUILD:-0}" != 1 ]; then
+  echo "== building Release in $build"
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DGPUA_TESTS=OFF -DGPUA_BENCHMARKS=ON >/dev/null
+  cmake --build "$build" -j "$(nproc)" --target gpu-admission gpua_engine_bench gpua_ledger_bench \
+    gpua_policy_bench gpua_load gpua_null_server >/dev/null
+fi
+
+pin() {  # pin CPU command... : taskset when the CPU exists, else run unpinned
+  local cpu="$1"; shift
+  if command -v taskset >/dev/null && taskset -c "$cpu" true 2>/dev/null; then
+    taskset -c "$cpu" "$@"
+  else
+    "$@"
+  fi
+}
+
+if [ "${SKIP_MICRO:-0}" != 1 ]; then
+  echo "== engine: parse -> decide -> patch -> response (vs. RapidJSON parse of the same bytes)"
+  pin "$client_cpu" "$bin/gpua_engine_bench" --benchmark_min_time=0.5 \
+    --benchmark_out="$out/engine.json" --benchmark_out_format=json
+  echo "== usage ledger: 100,000 pods"
+  pin "$client_cpu" "$bin/gpua_ledger_bench" --benchmark_min_time=0.5 \
+    --benchmark_out="$out/ledger.json" --benchmark_out_format=json
+  echo "== policy load"
+  pin "$client_cpu" "$bin/gpua_policy_bench" --benchmark_min_time=0.5 \
+    --benchmark_out="$out/policy.json" --benchmark_out_format=json
+fi
+
+if [ "${SKIP_LOAD:-0}" != 1 ]; then
+  certs="$build/bench-certs"
+  [ -f "$certs/server.crt" ] || bash certs/gen-dev-certs.sh "$certs" >/dev/null
+  work="$(mktemp -d)"
+  pids=()
+  cleanup() {
+    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$work"
+  }
+  trap cleanup EXIT
+  cp -r policies "$work/policies"
+  results="$out/load.txt"
+  : >"$results"
+
+  free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+  wait_port() {
+    for _ in $(seq 100); do
+      (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+      sleep 0.05
+    done
+    echo "server on port $1 did not come up" >&2; return 1
+  }
+  start_null() {
+    null_port="$(free_port)"
+    pin "$server_cpu" "$bin/gpua_null_server" --tls-cert "$certs/server.crt" \
+      --tls-key "$certs/server.key" --listen "127.0.0.1:$null_port" --threads 1 >/dev/null &
+    null_pid=$!; pids+=("$null_pid"); wait_port "$null_port"
+  }
+  start_webhook() {
+    hook_port="$(free_port)"
+    pin "$server_cpu" "$bin/gpu-admission" serve --policies "$work/policies" \
+      --tls-cert "$certs/server.crt" --tls-key "$certs/server.key" \
+      --listen "127.0.0.1:$hook_port" --threads 1 --reload-interval 100ms >/dev/null 2>"$work/serve.err" &
+    hook_pid=$!; pids+=("$hook_pid"); wait_port "$hook_port"
+  }
+  stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
+  load() {  # label port pid extra-args...
+    local label="$1" port="$2" pid="$3"; shift 3
+    pin "$client_cpu" "$bin/gpua_load" --port "$port" --server-pid "$pid" --label "$label" \
+      --seconds "$secs" --warmup 1 "$@" | tee -a "$results" | grep -v '^RESULT' || true
+  }
+  field() { grep "^RESULT label=$1 " "$results" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
+
+  echo "== load: keep-alive, closed loop, $conns connections (server: 1 thread on CPU $server_cpu; client: CPU $client_cpu)"
+  start_null
+  load null-max "$null_port" "$null_pid" --connections "$conns"
+  start_webhook
+  load webhook-max "$hook_port" "$hook_pid" --connections "$conns"
+  half="$(python3 -c "print(int(float('$(field webhook-max rps)')/2))")"
+  echo "== load: keep-alive, open loop at half of gpu-admission's maximum ($half req/s)"
+  load webhook-half "$hook_port" "$hook_pid" --connections "$conns" --rate "$half"
+  load null-half "$null_port" "$null_pid" --connections "$conns" --rate "$half"
+
+  echo "== load: no keep-alive (one TLS handshake per request), 4 connections"
+  load webhook-handshake "$hook_port" "$hook_pid" --connections 4 --no-keepalive --no-resume
+  load webhook-resume "$hook_port" "$hook_pid" --connections 4 --no-keepalive
+  load null-handshake "$null_port" "$null_pid" --connections 4 --no-keepalive --no-resume
+  load null-resume "$null_port" "$null_pid" --connections 4 --no-keepalive
+
+  echo "== load: policy reload every 200 ms during an open-loop run at $half req/s"
+  reloads_before="$(curl -sk "https://127.0.0.1:$hook_port/metrics" | awk '/^gpu_admission_policy_reload[a-z_]*\{result="success"\}/ {print $2}')"
+  (
+    i=0
+    end=$((SECONDS + ${secs%.*} + 2))
+    while [ "$SECONDS" -lt "$end" ]; do
+      i=$((i + 1)); echo "# bench reload $i" >>"$work/policies/40-quotas-and-rollout.yaml"; sleep 0.2
+    done
+  ) &
+  editor=$!
+  load webhook-reload "$hook_port" "$hook_pid" --connections "$conns" --rate "$half"
+  wait "$editor" || true
+  sleep 0.3
+  reloads_after="$(curl -sk "https://127.0.0.1:$hook_port/metrics" | awk '/^gpu_admission_policy_reload[a-z_]*\{result="success"\}/ {print $2}')"
+  echo "RESULT label=reloads count=$(python3 -c "print(int(float('${reloads_after:-0}')-float('${reloads_before:-0}')))")" >>"$results"
+  stop "$hook_pid"; stop "$null_pid"
+fi
+
+echo
+python3 webhook/bench/summarize.py "$out"

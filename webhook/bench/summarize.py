@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Prints the figures, ratios and targets of a run-all.sh run from its result directory."""
+import json
+import os
+import sys
+
+UNIT = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}  # -> microseconds
+
+
+def load_bench(path):
+    if not os.path.exists(path):
+        return {}
+    with open(path) as f:
+        data = json.load(f)
+    out = {}
+    for b in data.get("benchmarks", []):
+        name = b["name"].split("/iterations:")[0].split("/min_time:")[0]
+        b["us"] = b["cpu_time"] * UNIT[b.get("time_unit", "ns")]
+        out[name] = b
+    return out
+
+
+def load_results(path):
+    out = {}
+    if not os.path.exists(path):
+        return out
+    for line in open(path):
+        if line.startswith("RESULT "):
+            kv = dict(p.split("=", 1) for p in line.split()[1:])
+            out[kv["label"]] = {k: (float(v) if k != "label" else v) for k, v in kv.items()}
+    return out
+
+
+def main(d):
+    eng = load_bench(os.path.join(d, "engine.json"))
+    led = load_bench(os.path.join(d, "ledger.json"))
+    pol = load_bench(os.path.join(d, "policy.json"))
+    load = load_results(os.path.join(d, "load.txt"))
+    rows = []  # (target, measured, met)
+
+    if eng:
+        print("Engine (per review, µs)          parse   parse-insitu   review   review/parse   review/insitu")
+        for size in ("small", "typical", "large"):
+            p = eng.get(f"BM_Parse/{size}", {}).get("us")
+            pi = eng.get(f"BM_ParseInsitu/{size}", {}).get("us")
+            for pol_name in ("shipped", "classes1000"):
+                r = eng.get(f"BM_Review/{size}_{pol_name}", {}).get("us")
+                if p and r:
+                    print(f"  {size:8s} {pol_name:12s} {int(eng[f'BM_Parse/{size}']['bytes']):7d} B"
+                          f" {p:8.2f} {pi:10.2f} {r:12.2f} {r / p:10.2f}x {r / pi:12.2f}x")
+        p, r = eng.get("BM_Parse/typical", {}).get("us"), eng.get("BM_Review/typical_shipped", {}).get("us")
+        if p and r:
+            rows.append(("typical review <= 2.5 x RapidJSON parse", f"{r / p:.2f}x ({r:.1f} / {p:.1f} µs)", r / p <= 2.5))
+            rows.append(("typical review < 30 µs", f"{r:.1f} µs", r < 30))
+    if led:
+        ing = led.get("BM_LedgerIngestParseAndApply", {})
+        app = led.get("BM_LedgerIngestApplyOnly", {})
+        mem = led.get("BM_LedgerMemory", {})
+        ev = led.get("BM_LedgerWatchEvent", {})
+        snap = led.get("BM_LedgerSnapshot", {})
+        print(f"\nLedger, 100,000 pods: ingest (parse + apply) {ing.get('us', 0) / 1e3:.0f} ms, apply only "
+              f"{app.get('us', 0) / 1e3:.0f} ms; kept {mem.get('kept_MiB', 0):.1f} MiB "
+              f"({mem.get('bytes_per_pod', 0):.0f} B/pod), peak with the list document "
+              f"{mem.get('peak_MiB', 0):.1f} MiB; one watch event {ev.get('us', 0):.2f} µs; snapshot "
+              f"{snap.get('us', 0):.1f} µs")
+        if ing:
+            rows.append(("ledger: 100,000-pod list ingested < 2 s", f"{ing['us'] / 1e6:.2f} s", ing["us"] < 2e6))
+        if mem:
+            rows.append(("ledger: 100,000 pods < 64 MiB more", f"{mem['kept_MiB']:.1f} MiB", mem["kept_MiB"] < 64))
+    if pol:
+        s, m = pol.get("BM_LoadShipped", {}), pol.get("BM_LoadManyClasses/1000", {})
+        print(f"\nPolicy load: shipped {s.get('us', 0):.0f} µs; 1,000 classes + 1,000 pools "
+              f"{m.get('us', 0) / 1e3:.1f} ms ({m.get('yaml_KiB', 0):.0f} KiB of YAML)")
+
+    if load:
+        print("\nLoad (TLS, loopback)        req/s     p50 µs    p90 µs    p99 µs    max µs  errors  srv CPU%  srv peak RSS")
+        for label, r in load.items():
+            if "rps" in r:
+                print(f"  {label:22s} {r['rps']:9.0f} {r['p50_us']:9.1f} {r['p90_us']:9.1f} {r['p99_us']:9.1f}"
+                      f" {r['max_us']:9.1f} {int(r['errors']):7d} {r['server_cpu_pct']:8.1f} {r['server_peak_rss_mib']:8.1f} MiB")
+        w, n = load.get("webhook-max"), load.get("null-max")
+        if w and n:
+            ratio = w["rps"] / n["rps"]
+            print(f"\n  gpu-admission / null server throughput (keep-alive): {ratio:.2f}")
+            rows.append(("keep-alive throughput >= 0.7 x null server", f"{ratio:.2f} ({w['rps']:.0f} / {n['rps']:.0f} req/s)", ratio >= 0.7))
+        h = load.get("webhook-half")
+        if h:
+            rows.append(("p99 < 1 ms at half max throughput", f"{h['p99_us']:.0f} µs at {h['rate']:.0f} req/s", h["p99_us"] < 1000))
+        ka = [load[k] for k in ("webhook-max", "webhook-half", "null-max", "null-half") if k in load]
+        errs = sum(int(r["errors"]) for r in ka)
+        rows.append(("zero errors (keep-alive runs)", str(errs), errs == 0))
+        for a, b in (("webhook-handshake", "webhook-resume"), ("null-handshake", "null-resume")):
+            if a in load and b in load:
+                print(f"  {a.split('-')[0]}: full handshake per request {load[a]['rps']:.0f} req/s, "
+                      f"resumed {load[b]['rps']:.0f} req/s ({load[b]['resumed_pct']:.0f}% resumed); "
+                      f"keep-alive {load.get(a.split('-')[0] + '-max', {}).get('rps', 0):.0f} req/s")
+        peak = max((load[k]["server_peak_rss_mib"] for k in load if k.startswith("webhook-")), default=0)
+        rows.append(("peak RSS < 40 MiB serving shipped policies", f"{peak:.1f} MiB", 0 < peak < 40))
+        rl = load.get("webhook-reload")
+        if rl:
+            n_reloads = int(load.get("reloads", {}).get("count", 0))
+            ok = rl["errors"] == 0 and rl["p99_us"] < 5000 and n_reloads > 0
+            rows.append(("reload under load: no failure, p99 < 5 ms",
+                         f"{n_reloads} reloads, {int(rl['errors'])} errors, p99 {rl['p99_us']:.0f} µs", ok))
+
+    print("\nTargets")
+    width = max((len(r[0]) for r in rows), default=10)
+    for target, measured, met in rows:
+        print(f"  {target:{width}s}  {measured:40s}  {'met' if met else 'MISSED'}")
+    return 0 if rows and all(r[2] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1] if len(sys.argv) > 1 else "build/perf/bench-results"))
