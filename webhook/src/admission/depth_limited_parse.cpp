@@ -50,12 +50,14 @@ class DepthLimiter {
 
 }  // namespace
 
-DepthLimitedParse parseInSituWithDepthLimit(char* text, rapidjson::Document& doc,
+DepthLimitedParse parseInSituWithDepthLimit(std::string& text, rapidjson::Document& doc,
                                             std::size_t maxDepth) {
+  constexpr std::size_t kSimdSlack = 32;
+  if (text.capacity() < text.size() + kSimdSlack) text.reserve(text.size() + kSimdSlack);
   DepthLimitedParse out;
   auto generate = [&](rapidjson::Document& handler) {
     DepthLimiter limiter(handler, maxDepth);
-    rapidjson::InsituStringStream stream(text);
+    rapidjson::InsituStringStream stream(text.data());
     rapidjson::Reader reader;
     out.result = reader.Parse<rapidjson::kParseInsituFlag>(stream, limiter);
     out.tooDeep = limiter.tooDeep();

@@ -7,6 +7,7 @@
 #include <rapidjson/document.h>
 
 #include <cstddef>
+#include <string>
 
 namespace gpua::admission {
 
@@ -18,8 +19,10 @@ struct DepthLimitedParse {
   bool tooDeep = false;
 };
 
-// Parses the NUL-terminated `text` in situ (it is modified, and `doc`'s strings point into it).
-DepthLimitedParse parseInSituWithDepthLimit(char* text, rapidjson::Document& doc,
+// Parses `text` in situ: it is modified, `doc`'s strings point into it, and its capacity may
+// grow (RapidJSON's SSE2 scanning reads aligned 16-byte blocks past the terminating NUL, so the
+// allocation gets that much slack). Parsing stops at an embedded NUL: callers reject those first.
+DepthLimitedParse parseInSituWithDepthLimit(std::string& text, rapidjson::Document& doc,
                                             std::size_t maxDepth = kMaxJsonDepth);
 
 }  // namespace gpua::admission

@@ -123,7 +123,7 @@ std::optional<RequestError> parseJsonInSitu(std::string& buffer, rapidjson::Docu
     return error("invalid-json", "invalid JSON at byte offset " +
                                      std::to_string(static_cast<const char*>(nul) - buffer.data()) +
                                      ": NUL byte in body");
-  const DepthLimitedParse parsed = parseInSituWithDepthLimit(buffer.data(), doc);
+  const DepthLimitedParse parsed = parseInSituWithDepthLimit(buffer, doc);
   if (parsed.tooDeep)
     return error("too-deep", "JSON nesting deeper than " + std::to_string(kMaxJsonDepth) +
                                  " levels at byte offset " +

@@ -15,8 +15,7 @@ namespace {
 constexpr std::size_t kArenaBytes = 64 * 1024;
 alignas(16) thread_local char tArena[kArenaBytes];
 
-// RapidJSON's SSE2 whitespace skipping loads 16 aligned bytes at a time and may read past the
-// terminating NUL; keep that read inside our allocation.
+// Room for the SIMD slack the parser wants (see depth_limited_parse.hpp): one allocation.
 constexpr std::size_t kSimdPadding = 32;
 
 ReviewResult& fail(ReviewResult& r, int status, RequestError e) {

@@ -16,7 +16,7 @@ struct Parsed {
 std::unique_ptr<Parsed> parse(std::string text, std::size_t limit) {
   auto p = std::make_unique<Parsed>();
   p->buffer = std::move(text);
-  p->result = parseInSituWithDepthLimit(p->buffer.data(), p->doc, limit);
+  p->result = parseInSituWithDepthLimit(p->buffer, p->doc, limit);
   return p;
 }
 
