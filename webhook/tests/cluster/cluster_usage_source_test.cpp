@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <mutex>
 
@@ -39,7 +40,7 @@ class ClusterSourceTest : public ::testing::Test {
   }
   void TearDown() override {
     if (source) source->stop();
-    if (!HasFailure()) return;
+    if (!HasFailure() && std::getenv("GPUA_TEST_LOGS") == nullptr) return;
     for (const auto& l : logs) std::cerr << "log: " << l << "\n";
     for (const auto& r : server.requests()) std::cerr << "request: " << r << "\n";
   }
@@ -76,7 +77,11 @@ users:
     o.listPageSize = 2;
     o.log = [this](std::string_view level, std::string_view message) {
       std::lock_guard lock(mutex);
-      logs.push_back(std::string(level) + ": " + std::string(message));
+      const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::steady_clock::now().time_since_epoch())
+                          .count() %
+                      100'000;
+      logs.push_back(std::to_string(ms) + " " + std::string(level) + ": " + std::string(message));
     };
     return o;
   }
@@ -160,6 +165,27 @@ TEST_F(ClusterSourceTest, UnsyncedBeforeFirstListThenPaginatedInitialSync) {
   ASSERT_TRUE(
       eventually([&] { return server.count("/api/v1/pods?watch=1&resourceVersion=") >= 1; }));
   EXPECT_GE(server.count("&allowWatchBookmarks=true&timeoutSeconds=300"), 1);
+}
+
+TEST_F(ClusterSourceTest, MetricsReachThePrometheusRegistry) {
+  addTraining("t1", 2);
+  telemetry::Registry registry;
+  auto o = options(server.caPem());
+  o.registry = &registry;
+  o.geSecondsExportInterval = 10ms;
+  source = startClusterUsageSource(o, [this] { return policy; });
+  ASSERT_TRUE(eventually([&] { return source->synced() && server.openWatches() == 2; }));
+  server.dropWatches();
+  const std::string restarts = "gpu_admission_watch_restarts_total{resource=\"pods\"} 1\n";
+  const std::string geSeconds =
+      "gpu_admission_gpu_equivalent_seconds_total{namespace=\"vision\",class=\"training\"} ";
+  EXPECT_TRUE(eventually([&] {
+    const auto text = registry.render();
+    return text.find(restarts) != std::string::npos && text.find(geSeconds) != std::string::npos;
+  })) << registry.render();
+  EXPECT_NE(registry.render().find("gpu_admission_ledger_pods 1\n"), std::string::npos);
+  source->stop();  // the registry outlives the source; its gauges stay readable
+  EXPECT_NE(registry.render().find("gpu_admission_watch_last_event_age_seconds "), std::string::npos);
 }
 
 TEST_F(ClusterSourceTest, WatchAddModifyDeleteUpdatesUsage) {

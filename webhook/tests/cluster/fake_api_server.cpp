@@ -204,9 +204,13 @@ class FakeApiServer::Impl {
       std::string body;
       bool watch = false;
       uint64_t fromRv = 0;
+      WatchStart start;
       {
         std::lock_guard lock(mu);
+        if (!reachable) co_return;  // closes the connection
         log.push_back("GET " + target + " token=" + (auth.size() > 7 ? auth.substr(7) : ""));
+        // A drop or token change from now on ends this watch, even before its header is out.
+        start = {dropGeneration, bookmarkGeneration, token};
         if (!token.empty() && auth != "Bearer " + token) {
           code = 401;
           body = status(401, "Unauthorized", "Unauthorized");
@@ -233,7 +237,7 @@ class FakeApiServer::Impl {
         }
       }
       if (watch) {
-        co_await serveWatch(stream, resource, fromRv, query);
+        co_await serveWatch(stream, resource, fromRv, query, start);
         co_return;
       }
       http::response<http::string_body> res{static_cast<http::status>(code), 11};
@@ -278,8 +282,15 @@ class FakeApiServer::Impl {
            items + "]}";
   }
 
+  struct WatchStart {
+    int dropGeneration = 0;
+    int bookmarkGeneration = 0;
+    std::string token;
+  };
+
   asio::awaitable<void> serveWatch(Stream& stream, const std::string& resource, uint64_t fromRv,
-                                   const std::map<std::string, std::string>& q) {
+                                   const std::map<std::string, std::string>& q,
+                                   const WatchStart& start) {
     http::response<http::empty_body> res{http::status::ok, 11};
     res.set(http::field::content_type, "application/json");
     res.chunked(true);
@@ -287,13 +298,11 @@ class FakeApiServer::Impl {
     boost::system::error_code ec;
     co_await http::async_write_header(stream, sr, asio::redirect_error(use_awaitable, ec));
     if (ec) co_return;
-    int dropGen, bookmarkGen;
-    std::string tok;
+    const int dropGen = start.dropGeneration;
+    int bookmarkGen = start.bookmarkGeneration;
+    const std::string tok = start.token;
     {
       std::lock_guard lock(mu);
-      dropGen = dropGeneration;
-      bookmarkGen = bookmarkGeneration;
-      tok = token;
       ++watches;
     }
     struct Count {
@@ -406,7 +415,7 @@ void FakeApiServer::deletePod(const std::string& ns, const std::string& name) {
   auto it = pods.find(ns + "/" + name);
   if (it == pods.end()) return;
   rapidjson::Document d;
-  d.Parse(it->second.c_str());
+  d.Parse(it->second.data(), it->second.size());  // sized: no SSE2 read past the end
   impl_->record("pods", it->first, "DELETED", d);
 }
 
@@ -432,7 +441,7 @@ void FakeApiServer::deleteNamespace(const std::string& name) {
   auto it = all.find(name);
   if (it == all.end()) return;
   rapidjson::Document d;
-  d.Parse(it->second.c_str());
+  d.Parse(it->second.data(), it->second.size());  // sized: no SSE2 read past the end
   impl_->record("namespaces", name, "DELETED", d);
 }
 

@@ -122,7 +122,7 @@ TEST_F(E2eTest, SigtermFinishesRequestsInFlightAndExitsZero) {
   }
   auto idle = client();
   ASSERT_EQ(idle.request("GET", "/healthz").status, 200);
-  std::this_thread::sleep_for(100ms);
+  std::this_thread::sleep_for(300ms);  // the server has read the headers: requests in flight
   server.signal(SIGTERM);
   std::this_thread::sleep_for(200ms);
   for (auto& c : clients) {

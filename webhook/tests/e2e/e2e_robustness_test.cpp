@@ -104,7 +104,7 @@ TEST_F(E2eTest, KeepAliveServesManyRequestsOnOneConnection) {
 }
 
 TEST_F(E2eTest, SlowClientTimesOutWithoutBlockingOthers) {
-  start({"--header-timeout", "1s", "--body-timeout", "1s"});
+  start({"--header-timeout", "2s", "--body-timeout", "2s"});
   auto slowHeader = client();
   slowHeader.writeRaw("POST /mutate HTTP/1.1\r\nHost: x\r\n");
   auto slowBody = client();
@@ -114,10 +114,10 @@ TEST_F(E2eTest, SlowClientTimesOutWithoutBlockingOthers) {
   const auto t0 = std::chrono::steady_clock::now();
   for (int i = 0; i < 5; ++i)
     EXPECT_EQ(post("/mutate", reviewJson(podJson(1), "fast")).status, 200);
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, 900ms);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 1800ms) << "others waited for the slow ones";
   EXPECT_TRUE(slowHeader.closedByPeer());
   EXPECT_TRUE(slowBody.closedByPeer());
-  EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
   std::this_thread::sleep_for(100ms);
   const auto m = metrics();
   EXPECT_NE(m.find("kind=\"header-timeout\""), std::string::npos) << m;
