@@ -15,6 +15,7 @@
 
 #include "cluster/api_client.hpp"
 #include "cluster/json_util.hpp"
+#include "cluster/prometheus_export.hpp"
 
 namespace gpua::cluster {
 
@@ -108,6 +109,8 @@ class ClusterUsageSource::Runner {
         namespaces_("namespaces", api),
         rng_(std::random_device{}()) {
     if (!options_.log) options_.log = stderrLog;
+    if (options_.registry != nullptr)
+      prometheus_ = std::make_unique<PrometheusExport>(*options_.registry, owner_.metrics_);
     pods_.backoff = namespaces_.backoff = options_.backoffInitial;
     if (api.insecureSkipVerify)
       options_.log("warn", "TLS verification of the Kubernetes API is disabled by " + api.origin);
@@ -157,8 +160,9 @@ class ClusterUsageSource::Runner {
       bool expired = false;
       try {
         if (w.relist) co_await list(w);
+        if (w.relistRequested) continue;  // the policy changed while listing
         co_await watchOnce(w);
-        ++owner_.metrics_->watchRestarts;  // the server ended the watch: resume at once
+        countRestart(w);  // the server ended the watch: resume at once
         continue;
       } catch (const Expired& e) {
         expired = true;
@@ -170,7 +174,7 @@ class ClusterUsageSource::Runner {
         error = e.what();
       }
       if (stopping_) co_return;
-      ++owner_.metrics_->watchRestarts;
+      countRestart(w);
       if (w.relistRequested) continue;  // cancelled on purpose after a policy change
       if (expired && !listing) {
         // History compacted: the watch cannot resume, only a fresh list can.
@@ -228,6 +232,8 @@ class ClusterUsageSource::Runner {
     co_await w.client.watch(
         target, options_.requestTimeout, options_.watchIdleTimeout,
         [&] {
+          // The policy may have changed while this watch was connecting.
+          if (w.relistRequested) throw std::runtime_error("policy changed: re-listing " + w.name);
           markHealthy(w);
           w.backoff = options_.backoffInitial;
         },
@@ -274,7 +280,21 @@ class ClusterUsageSource::Runner {
       co_await timer.async_wait(use_awaitable);
       followPolicy();
       publish();
+      exportGeSeconds();
     }
+  }
+
+  void countRestart(const Watch& w) {
+    ++owner_.metrics_->watchRestarts;
+    if (prometheus_) prometheus_->countWatchRestart(w.name);
+  }
+
+  void exportGeSeconds() {
+    if (!prometheus_) return;
+    const auto now = SteadyClock::now();
+    if (now - lastGeExport_ < options_.geSecondsExportInterval) return;
+    lastGeExport_ = now;
+    prometheus_->exportGeSeconds(geSeconds());
   }
 
   // A new policy revision may classify pods differently: re-list them under it.
@@ -374,6 +394,8 @@ class ClusterUsageSource::Runner {
   bool published_ = false;
   bool publishedAvailable_ = false;
   std::string publishedReason_;
+  std::unique_ptr<PrometheusExport> prometheus_;
+  SteadyClock::time_point lastGeExport_{};
   std::atomic<bool> stopping_{false};
   std::unique_ptr<asio::io_context> io_;
   std::thread thread_;

@@ -6,7 +6,8 @@
 //   opts.kubeconfig = flags.kubeconfig;        // empty = in-cluster service account
 //   auto usage = cluster::startClusterUsageSource(opts, [&] { return policies.current(); });
 //   ... usage->current() per request, usage->synced() for /readyz,
-//   ... usage->metrics() and usage->geSeconds() for /metrics;  usage->stop() on shutdown.
+//   ... opts.registry = &registry exports watch restarts, last event age, ledger pods and
+//   ... GE-seconds per namespace/class; usage->stop() on shutdown.
 #pragma once
 
 #include <atomic>
@@ -24,6 +25,7 @@
 #include "cluster/metrics.hpp"
 #include "engine/usage.hpp"
 #include "policy/policy_set.hpp"
+#include "telemetry/metrics.hpp"
 
 namespace gpua::cluster {
 
@@ -50,6 +52,10 @@ struct ClusterOptions {
 
   SecondsClock clock;  // for GE-seconds; default steady_clock
   LogSink log;         // default: JSON lines on stderr
+  // When set, the client's metrics are registered here (telemetry/metric_names.hpp) and
+  // GE-seconds are exported every geSecondsExportInterval. Must outlive the source.
+  telemetry::Registry* registry = nullptr;
+  std::chrono::milliseconds geSecondsExportInterval{5'000};
 };
 
 class ClusterUsageSource final : public engine::UsageSource {

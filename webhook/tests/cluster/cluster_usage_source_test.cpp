@@ -185,7 +185,8 @@ TEST_F(ClusterSourceTest, MetricsReachThePrometheusRegistry) {
   })) << registry.render();
   EXPECT_NE(registry.render().find("gpu_admission_ledger_pods 1\n"), std::string::npos);
   source->stop();  // the registry outlives the source; its gauges stay readable
-  EXPECT_NE(registry.render().find("gpu_admission_watch_last_event_age_seconds "), std::string::npos);
+  EXPECT_NE(registry.render().find("gpu_admission_watch_last_event_age_seconds "),
+            std::string::npos);
 }
 
 TEST_F(ClusterSourceTest, WatchAddModifyDeleteUpdatesUsage) {

@@ -14,7 +14,8 @@ TEST(PrometheusExport, GaugesReadTheMetricsAtScrapeTime) {
   auto metrics = std::make_shared<ClusterMetrics>();
   PrometheusExport exporter(registry, metrics);
   EXPECT_TRUE(contains(registry.render(), "gpu_admission_watch_last_event_age_seconds NaN"));
-  EXPECT_TRUE(contains(registry.render(), "gpu_admission_watch_restarts_total{resource=\"pods\"} 0"));
+  EXPECT_TRUE(
+      contains(registry.render(), "gpu_admission_watch_restarts_total{resource=\"pods\"} 0"));
   metrics->ledgerPods = 42;
   metrics->lastEventUnixMs = std::chrono::duration_cast<std::chrono::milliseconds>(
                                  std::chrono::system_clock::now().time_since_epoch())
@@ -24,7 +25,8 @@ TEST(PrometheusExport, GaugesReadTheMetricsAtScrapeTime) {
   const auto text = registry.render();
   EXPECT_TRUE(contains(text, "gpu_admission_ledger_pods 42\n")) << text;
   EXPECT_TRUE(contains(text, "gpu_admission_watch_last_event_age_seconds 90")) << text;
-  EXPECT_TRUE(contains(text, "gpu_admission_watch_restarts_total{resource=\"namespaces\"} 1")) << text;
+  EXPECT_TRUE(contains(text, "gpu_admission_watch_restarts_total{resource=\"namespaces\"} 1"))
+      << text;
 }
 
 TEST(PrometheusExport, GeSecondsAddOnlyWhatWasGained) {
@@ -34,7 +36,8 @@ TEST(PrometheusExport, GeSecondsAddOnlyWhatWasGained) {
   exporter.exportGeSeconds({{"vision", "training", 2, 50}, {"vision", "", 1, 5}});
   const auto text = registry.render();
   EXPECT_TRUE(contains(
-      text, "gpu_admission_gpu_equivalent_seconds_total{namespace=\"vision\",class=\"training\"} 50\n"))
+      text,
+      "gpu_admission_gpu_equivalent_seconds_total{namespace=\"vision\",class=\"training\"} 50\n"))
       << text;
   EXPECT_TRUE(contains(
       text, "gpu_admission_gpu_equivalent_seconds_total{namespace=\"vision\",class=\"\"} 5\n"))
