@@ -106,10 +106,11 @@ std::string describeRule(const policy::MatchRule& rule, const MatchInput& in) {
   for (const auto& [k, v] : rule.annotations) parts.push_back("annotation " + k + "=" + v);
   for (const auto& k : rule.annotationKeys) parts.push_back("annotation " + k);
   if (rule.namespaces) parts.push_back("namespace " + text::oneLine(in.namespaceName, 63));
-  if (!rule.ownerKinds.empty()) parts.push_back("owner kind " + text::join(rule.ownerKinds, "/"));
+  if (!rule.ownerKinds.empty())
+    parts.push_back("owner kind " + text::join(rule.ownerKinds, " or "));
   if (!rule.schedulerNames.empty())
     parts.push_back("scheduler " + text::oneLine(schedulerOf(in.pod), 63));
-  if (!rule.resources.empty()) parts.push_back("resource " + text::join(rule.resources, "/"));
+  if (!rule.resources.empty()) parts.push_back("resource " + text::join(rule.resources, " or "));
   return text::join(parts, " and ");
 }
 

@@ -214,7 +214,10 @@ Decision decideImpl(const rapidjson::Value& object, const RequestContext& contex
     d.reason = "operation " + text::oneLine(context.operation, 20) + " is not checked";
     return d;
   }
-  const bool isPod = context.group.empty() && context.kind == "Pod";
+  // An empty kind (a caller that did not say) falls back to the object's own kind.
+  const std::string_view kind =
+      context.kind.empty() ? json::stringMember(&object, "kind") : std::string_view(context.kind);
+  const bool isPod = context.group.empty() && kind == "Pod";
   std::optional<std::vector<PodTemplateRef>> templates;
   if (!isPod) {
     templates = findPodTemplates(object, context.group, context.kind, policy);

@@ -39,19 +39,36 @@ bool hasType(const rapidjson::Value& v, Type t) {
   return false;
 }
 
-// Collects findings for one pod; stops caring after a few (one is enough to deny).
+// A field name, built only when a message needs it: the well-typed path allocates nothing.
+struct Field {
+  Field(std::string_view b) : base(b) {}  // NOLINT: implicit on purpose, names read naturally
+  Field(std::string_view b, int i, std::string_view s) : base(b), index(i), suffix(s) {}
+
+  std::string_view base;  // "spec.containers", "spec.affinity..."
+  int index = -1;         // list element, or -1
+  std::string_view suffix;
+
+  std::string str() const {
+    std::string out(base);
+    if (index >= 0) out += "[" + std::to_string(index) + "]";
+    out += suffix;
+    return out;
+  }
+};
+
+// Collects findings for one pod; a few are enough to explain a denial.
 class ShapeChecker {
  public:
   ShapeChecker(const PodView& pod, std::vector<Violation>& out) : pod_(pod), out_(out) {}
 
-  // The member `key` of `parent` when it has type `t`; nullptr when absent or ill-typed (and
-  // then reported). `field` is the dotted name used in the message.
+  // The member `key` of `parent` when it has type `t`; nullptr when absent, null or ill-typed
+  // (and then reported).
   const rapidjson::Value* expect(const rapidjson::Value* parent, std::string_view key, Type t,
-                                 const std::string& field) {
+                                 const Field& field) {
     const rapidjson::Value* v = json::member(parent, key);
     if (v == nullptr || v->IsNull()) return nullptr;
     if (hasType(*v, t)) return v;
-    report(field, std::string("must be ") + typeName(t));
+    report(field.str(), std::string("must be ") + typeName(t));
     return nullptr;
   }
 
@@ -72,92 +89,98 @@ class ShapeChecker {
 };
 
 void checkStringMap(ShapeChecker& c, const rapidjson::Value* parent, std::string_view key,
-                    const std::string& field) {
-  const rapidjson::Value* map = c.expect(parent, key, Type::Object, field);
+                    std::string_view field) {
+  const rapidjson::Value* map = c.expect(parent, key, Type::Object, {field});
   if (map == nullptr) return;
   for (auto it = map->MemberBegin(); it != map->MemberEnd(); ++it)
     if (!it->value.IsString()) {
-      c.report(field + "." + std::string(json::view(it->name)), "must be a string");
+      c.report(std::string(field) + "." + std::string(json::view(it->name)), "must be a string");
       return;
     }
 }
 
-void checkContainers(ShapeChecker& c, const rapidjson::Value* spec, std::string_view key) {
-  const std::string list(key);
-  const rapidjson::Value* containers = c.expect(spec, key, Type::Array, "spec." + list);
+void checkContainers(ShapeChecker& c, const rapidjson::Value* spec, std::string_view key,
+                     std::string_view field) {
+  const rapidjson::Value* containers = c.expect(spec, key, Type::Array, {field});
   if (containers == nullptr) return;
   for (rapidjson::SizeType i = 0; i < containers->Size(); ++i) {
-    const std::string field = "spec." + list + "[" + std::to_string(i) + "]";
+    const int index = static_cast<int>(i);
     const rapidjson::Value& container = (*containers)[i];
     if (!container.IsObject()) {
-      c.report(field, "must be an object");
+      c.report(Field{field, index, ""}.str(), "must be an object");
       continue;
     }
-    c.expect(&container, "name", Type::String, field + ".name");
-    c.expect(&container, "env", Type::Array, field + ".env");
+    c.expect(&container, "name", Type::String, {field, index, ".name"});
+    c.expect(&container, "env", Type::Array, {field, index, ".env"});
     const rapidjson::Value* resources =
-        c.expect(&container, "resources", Type::Object, field + ".resources");
-    c.expect(resources, "requests", Type::Object, field + ".resources.requests");
-    c.expect(resources, "limits", Type::Object, field + ".resources.limits");
-    c.expect(resources, "claims", Type::Array, field + ".resources.claims");
+        c.expect(&container, "resources", Type::Object, {field, index, ".resources"});
+    c.expect(resources, "requests", Type::Object, {field, index, ".resources.requests"});
+    c.expect(resources, "limits", Type::Object, {field, index, ".resources.limits"});
+    c.expect(resources, "claims", Type::Array, {field, index, ".resources.claims"});
   }
 }
 
 void checkAffinity(ShapeChecker& c, const rapidjson::Value* spec) {
-  const auto* affinity = c.expect(spec, "affinity", Type::Object, "spec.affinity");
-  const auto* node = c.expect(affinity, "nodeAffinity", Type::Object, "spec.affinity.nodeAffinity");
-  const std::string requiredField =
+  const auto* affinity = c.expect(spec, "affinity", Type::Object, {"spec.affinity"});
+  const auto* node =
+      c.expect(affinity, "nodeAffinity", Type::Object, {"spec.affinity.nodeAffinity"});
+  constexpr std::string_view kRequired =
       "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
+  constexpr std::string_view kTerms =
+      "spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution."
+      "nodeSelectorTerms";
   const auto* required =
-      c.expect(node, "requiredDuringSchedulingIgnoredDuringExecution", Type::Object, requiredField);
-  const auto* terms =
-      c.expect(required, "nodeSelectorTerms", Type::Array, requiredField + ".nodeSelectorTerms");
+      c.expect(node, "requiredDuringSchedulingIgnoredDuringExecution", Type::Object, {kRequired});
+  const auto* terms = c.expect(required, "nodeSelectorTerms", Type::Array, {kTerms});
   if (terms == nullptr) return;
   for (rapidjson::SizeType i = 0; i < terms->Size(); ++i) {
-    const std::string field = requiredField + ".nodeSelectorTerms[" + std::to_string(i) + "]";
+    const int index = static_cast<int>(i);
     if (!(*terms)[i].IsObject()) {
-      c.report(field, "must be an object");
+      c.report(Field{kTerms, index, ""}.str(), "must be an object");
       continue;
     }
-    const auto* exprs =
-        c.expect(&(*terms)[i], "matchExpressions", Type::Array, field + ".matchExpressions");
+    const auto* exprs = c.expect(&(*terms)[i], "matchExpressions", Type::Array,
+                                 {kTerms, index, ".matchExpressions"});
     if (exprs == nullptr) continue;
     for (const auto& e : exprs->GetArray())
-      if (!e.IsObject()) c.report(field + ".matchExpressions", "must hold objects");
+      if (!e.IsObject()) {
+        c.report(Field{kTerms, index, ".matchExpressions"}.str(), "must hold objects");
+        break;
+      }
   }
 }
 
 void checkTolerations(ShapeChecker& c, const rapidjson::Value* spec) {
-  const auto* tolerations = c.expect(spec, "tolerations", Type::Array, "spec.tolerations");
+  const auto* tolerations = c.expect(spec, "tolerations", Type::Array, {"spec.tolerations"});
   if (tolerations == nullptr) return;
   for (rapidjson::SizeType i = 0; i < tolerations->Size(); ++i)
     if (!(*tolerations)[i].IsObject())
-      c.report("spec.tolerations[" + std::to_string(i) + "]", "must be an object");
+      c.report(Field{"spec.tolerations", static_cast<int>(i), ""}.str(), "must be an object");
 }
 
 }  // namespace
 
 bool checkPodShape(const PodView& pod, std::vector<Violation>& violations) {
   ShapeChecker c(pod, violations);
-  const rapidjson::Value* metadata = c.expect(pod.root, "metadata", Type::Object, "metadata");
+  const rapidjson::Value* metadata = c.expect(pod.root, "metadata", Type::Object, {"metadata"});
   checkStringMap(c, metadata, "labels", "metadata.labels");
   checkStringMap(c, metadata, "annotations", "metadata.annotations");
-  c.expect(metadata, "ownerReferences", Type::Array, "metadata.ownerReferences");
+  c.expect(metadata, "ownerReferences", Type::Array, {"metadata.ownerReferences"});
   const rapidjson::Value* spec = json::member(pod.root, "spec");
   if (spec == nullptr || !spec->IsObject()) {
     c.report("spec", spec == nullptr ? "is missing" : "must be an object");
     return false;
   }
-  checkContainers(c, spec, "containers");
-  checkContainers(c, spec, "initContainers");
+  checkContainers(c, spec, "containers", "spec.containers");
+  checkContainers(c, spec, "initContainers", "spec.initContainers");
   checkStringMap(c, spec, "nodeSelector", "spec.nodeSelector");
   checkAffinity(c, spec);
   checkTolerations(c, spec);
-  c.expect(spec, "priorityClassName", Type::String, "spec.priorityClassName");
-  c.expect(spec, "runtimeClassName", Type::String, "spec.runtimeClassName");
-  c.expect(spec, "schedulerName", Type::String, "spec.schedulerName");
-  c.expect(spec, "activeDeadlineSeconds", Type::Integer, "spec.activeDeadlineSeconds");
-  c.expect(spec, "resourceClaims", Type::Array, "spec.resourceClaims");
+  c.expect(spec, "priorityClassName", Type::String, {"spec.priorityClassName"});
+  c.expect(spec, "runtimeClassName", Type::String, {"spec.runtimeClassName"});
+  c.expect(spec, "schedulerName", Type::String, {"spec.schedulerName"});
+  c.expect(spec, "activeDeadlineSeconds", Type::Integer, {"spec.activeDeadlineSeconds"});
+  c.expect(spec, "resourceClaims", Type::Array, {"spec.resourceClaims"});
   return c.ok();
 }
 

@@ -33,6 +33,16 @@ TEST(Classify, UnknownKindIsNotApplicable) {
   EXPECT_EQ(decideText(R"({"data":{}})", makePolicy(), ctx).outcome, Outcome::NotApplicable);
 }
 
+TEST(Classify, EmptyKindFallsBackToTheObjectsKind) {
+  RequestContext ctx = podContext();
+  ctx.kind = "";
+  const Decision d = decideText(
+      R"({"kind":"Pod","metadata":{"name":"a"},"spec":{"containers":[{"name":"c","resources":{"limits":{"nvidia.com/gpu":1}}}]}})",
+      makePolicy(), ctx);
+  EXPECT_EQ(d.outcome, Outcome::Unclassified);
+  EXPECT_EQ(decideText(R"({"kind":"Secret"})", makePolicy(), ctx).outcome, Outcome::NotApplicable);
+}
+
 TEST(Classify, ExemptNamespaceByNameAndByLabels) {
   auto p = makePolicy();
   const std::string pod = gpuPod("{}", kOneGpu);
