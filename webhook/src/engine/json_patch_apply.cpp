@@ -90,7 +90,7 @@ std::optional<std::string> applyOne(rapidjson::Document& doc, const PatchOp& op)
     rapidjson::Document parsed(&alloc);
     parsed.Parse(op.valueJson.data(), op.valueJson.size());
     if (parsed.HasParseError()) return "value is not valid JSON";
-    value.CopyFrom(parsed, alloc);
+    value.Swap(parsed);  // parsed lives in doc's allocator already: no copy needed
   }
   if (tokens->empty()) {
     if (op.kind == PatchOp::Kind::Remove) return "cannot remove the document root";
