@@ -133,7 +133,7 @@ void yamlToJson(const YAML::Node& node, rapidjson::Value& out, Alloc& alloc,
 
 rapidjson::Document parseJson(std::string_view text, const std::string& name) {
   rapidjson::Document doc;
-  doc.Parse(text.data(), text.size());
+  parseJsonPadded(doc, text);
   if (doc.HasParseError()) {
     const std::size_t offset = doc.GetErrorOffset();
     int line = 1, column = 1;
@@ -242,6 +242,14 @@ std::string toYaml(const rapidjson::Value& value) {
   std::string s = out.c_str();
   if (s.empty() || s.back() != '\n') s += '\n';
   return s;
+}
+
+void parseJsonPadded(rapidjson::Document& doc, std::string_view text) {
+  constexpr std::size_t kSimdSlack = 64;
+  std::string padded;
+  padded.reserve(text.size() + kSimdSlack);
+  padded.assign(text);
+  doc.Parse(padded.c_str(), padded.size());
 }
 
 std::string toJson(const rapidjson::Value& value, bool pretty) {

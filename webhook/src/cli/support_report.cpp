@@ -91,7 +91,7 @@ void reportJson(const ReviewReport& r, Value& out, rapidjson::Document::Allocato
   for (const auto& [k, v] : r.auditAnnotations) audit.AddMember(str(k), str(v), a);
   out.AddMember("auditAnnotations", audit, a);
   rapidjson::Document patch;
-  patch.Parse(r.patchJson.empty() ? "[]" : r.patchJson.c_str());
+  parseJsonPadded(patch, r.patchJson.empty() ? "[]" : r.patchJson);
   out.AddMember("patch", Value(patch, a), a);
   out.AddMember("patchedObject", Value(r.patched, a), a);
 }

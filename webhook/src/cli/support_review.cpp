@@ -145,14 +145,14 @@ void decodePatch(const Value& resp, ReviewReport& r) {
   auto raw = admission::base64Decode(b64);
   if (!raw) throw ReviewError("response patch is not valid base64");
   rapidjson::Document arr;
-  arr.Parse(raw->c_str(), raw->size());
+  parseJsonPadded(arr, *raw);
   if (arr.HasParseError()) throw ReviewError("response patch is not valid JSON");
   r.patch = decodePatchArray(arr);
   r.patchJson = *raw;
 }
 
 void decodeResponse(const std::string& body, ReviewReport& r) {
-  r.response.Parse(body.c_str(), body.size());
+  parseJsonPadded(r.response, body);
   if (r.response.HasParseError()) throw ReviewError("the webhook answered with invalid JSON");
   const Value* resp = memberAt(r.response, "response");
   if (!resp || !resp->IsObject()) throw ReviewError("the webhook's answer has no response");
@@ -219,7 +219,7 @@ ReviewReport runReview(const ReviewRequest& req, const policy::PolicySet& policy
 std::string patchToPrettyJson(const ReviewReport& report) {
   if (report.patchJson.empty()) return "[]";
   rapidjson::Document d;
-  d.Parse(report.patchJson.c_str(), report.patchJson.size());
+  parseJsonPadded(d, report.patchJson);
   return toJson(d, true);
 }
 

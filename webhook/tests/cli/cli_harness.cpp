@@ -62,8 +62,12 @@ std::string ScratchDir::write(const std::string& relative, const std::string& te
 }
 
 rapidjson::Document parseJson(const std::string& text) {
+  // Padded: RapidJSON's SSE2 scanning reads aligned 16-byte blocks past the end of the text.
+  std::string padded;
+  padded.reserve(text.size() + 64);
+  padded.assign(text);
   rapidjson::Document d;
-  d.Parse(text.c_str(), text.size());
+  d.Parse(padded.c_str(), padded.size());
   if (d.HasParseError()) throw std::runtime_error("not JSON: " + text.substr(0, 200));
   return d;
 }
