@@ -297,6 +297,10 @@ struct HttpServer::State : std::enable_shared_from_this<HttpServer::State> {
         net::make_strand(ioc), [self = shared_from_this()](error_code ec, tcp::socket socket) {
           if (!self->acceptor.is_open() || self->env->registry->stopping) return;
           if (!ec) {
+            // Without TCP_NODELAY, Nagle holds a small TLS record (session tickets, a short
+            // response) until the client's delayed ACK: ~40 ms stalls per new connection.
+            error_code ignored;
+            socket.set_option(tcp::no_delay(true), ignored);
             std::make_shared<Session>(std::move(socket), self->tls->current(), self->env)->start();
           }
           self->accept();  // transient errors (EMFILE...) must not stop us
