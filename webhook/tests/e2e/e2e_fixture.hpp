@@ -125,6 +125,17 @@ class E2eTest : public ::testing::Test {
 
   static std::string cert(const std::string& f) { return shared_->file("certs/" + f); }
 
+  // Every test ends with a graceful shutdown: exit code 0 and no sanitizer report, whatever the
+  // test threw at the server.
+  void TearDown() override {
+    if (!server_) return;
+    server_->signal(SIGTERM);
+    EXPECT_EQ(server_->waitExit(std::chrono::seconds(15)), 0) << server_->err();
+    const auto err = server_->err();
+    EXPECT_EQ(err.find("Sanitizer"), std::string::npos) << err;
+    EXPECT_EQ(err.find("runtime error"), std::string::npos) << err;
+  }
+
   // A policy directory laid out like a mounted ConfigMap: policy.yaml -> ..data/policy.yaml.
   std::string policyDir(const std::string& yaml) {
     const auto dir = work_.path() / "policies";

@@ -66,7 +66,10 @@ class ServerProcess {
     throw std::runtime_error("server did not print its port; stderr: " + err());
   }
 
-  void signal(int sig) { ::kill(pid_, sig); }
+  // Never signals a reaped process (its pid may belong to someone else by now).
+  void signal(int sig) {
+    if (!exited()) ::kill(pid_, sig);
+  }
 
   // The exit code, waiting up to `timeout`; nullopt if still running (or killed by a signal).
   std::optional<int> waitExit(std::chrono::milliseconds timeout) {
