@@ -154,6 +154,7 @@ class ClusterUsageSource::Runner {
       if (w.relistRequested) {
         w.relistRequested = false;
         w.relist = true;
+        ++owner_.metrics_->relists;
       }
       const bool listing = w.relist;
       std::string error;
