@@ -73,16 +73,26 @@ def main(d):
               f"{m.get('us', 0) / 1e3:.1f} ms ({m.get('yaml_KiB', 0):.0f} KiB of YAML)")
 
     if load:
-        print("\nLoad (TLS, loopback)        req/s     p50 µs    p90 µs    p99 µs    max µs  errors  srv CPU%  srv peak RSS")
+        print("\nLoad (TLS, loopback)        req/s     p50 µs    p90 µs    p99 µs    max µs  errors  srv CPU%"
+              "  srv CPU µs/req  srv waiting for CPU%  srv peak RSS")
         for label, r in load.items():
             if "rps" in r:
                 print(f"  {label:22s} {r['rps']:9.0f} {r['p50_us']:9.1f} {r['p90_us']:9.1f} {r['p99_us']:9.1f}"
-                      f" {r['max_us']:9.1f} {int(r['errors']):7d} {r['server_cpu_pct']:8.1f} {r['server_peak_rss_mib']:8.1f} MiB")
+                      f" {r['max_us']:9.1f} {int(r['errors']):7d} {r['server_cpu_pct']:8.1f}"
+                      f" {r.get('server_cpu_us_per_req', 0):14.1f} {r.get('server_rq_wait_pct', 0):20.1f}"
+                      f" {r['server_peak_rss_mib']:8.1f} MiB")
         w, n = load.get("webhook-max"), load.get("null-max")
         if w and n:
             ratio = w["rps"] / n["rps"]
             print(f"\n  gpu-admission / null server throughput (keep-alive): {ratio:.2f}")
             rows.append(("keep-alive throughput >= 0.7 x null server", f"{ratio:.2f} ({w['rps']:.0f} / {n['rps']:.0f} req/s)", ratio >= 0.7))
+            wc, nc = w.get("server_cpu_us_per_req", 0), n.get("server_cpu_us_per_req", 0)
+            if wc and nc:
+                # On a dedicated core, throughput is 1 / CPU per request: this ratio does not
+                # depend on how much CPU other processes left the server during the run.
+                print(f"  server CPU per request: gpu-admission {wc:.1f} µs, null server {nc:.1f} µs;"
+                      f" CPU-bound throughput ratio {nc / wc:.2f}")
+                rows.append(("  same, from server CPU per request", f"{nc / wc:.2f} ({wc:.1f} vs {nc:.1f} µs/req)", nc / wc >= 0.7))
         h = load.get("webhook-half")
         if h:
             rows.append(("p99 < 1 ms at half max throughput", f"{h['p99_us']:.0f} µs at {h['rate']:.0f} req/s", h["p99_us"] < 1000))
@@ -103,6 +113,10 @@ def main(d):
             rows.append(("reload under load: no failure, p99 < 5 ms",
                          f"{n_reloads} reloads, {int(rl['errors'])} errors, p99 {rl['p99_us']:.0f} µs", ok))
 
+    la = load.get("loadavg")
+    if la:
+        print(f"\nMachine load average during the load runs: {la.get('before', 0):.2f} before, {la.get('after', 0):.2f} after "
+              "(2 CPUs; above ~2, other processes competed for the cores)")
     print("\nTargets")
     width = max((len(r[0]) for r in rows), default=10)
     for target, measured, met in rows:

@@ -63,11 +63,14 @@ void report(const load::LoadOptions& o, load::RunResult& r, std::size_t bodyByte
   std::printf(
       "RESULT label=%s keepalive=%d conns=%d rate=%.0f body_bytes=%zu requests=%llu errors=%llu "
       "rps=%.1f p50_us=%.1f p90_us=%.1f p99_us=%.1f max_us=%.1f server_cpu_pct=%.1f "
-      "server_peak_rss_mib=%.1f client_cpu_pct=%.1f handshakes=%llu resumed_pct=%.1f\n",
+      "server_peak_rss_mib=%.1f client_cpu_pct=%.1f handshakes=%llu resumed_pct=%.1f "
+      "server_cpu_us_per_req=%.1f server_rq_wait_pct=%.1f\n",
       o.label.c_str(), o.keepAlive ? 1 : 0, o.connections, o.rate, bodyBytes,
       static_cast<unsigned long long>(r.ok), static_cast<unsigned long long>(r.errors), rps, p50,
       p90, p99, mx, serverCpu, r.serverPeakRssMiB, clientCpu,
-      static_cast<unsigned long long>(r.handshakes), resumed);
+      static_cast<unsigned long long>(r.handshakes), resumed,
+      r.ok ? 1e6 * r.serverCpuSeconds / static_cast<double>(r.ok) : 0.0,
+      100.0 * r.serverRunqueueWaitSeconds / r.seconds);
   std::fflush(stdout);
 }
 

@@ -141,17 +141,19 @@ class Runner {
         result.clientCpuSeconds = atEnd.client - atStart.client;
         result.serverCpuSeconds = atEnd.server - atStart.server;
         result.serverPeakRssMiB = atEnd.peakRss;
+        result.serverRunqueueWaitSeconds = atEnd.runqueueWait - atStart.runqueueWait;
       });
     });
   }
   struct Sample {
-    double client = 0, server = 0, peakRss = 0;
+    double client = 0, server = 0, peakRss = 0, runqueueWait = 0;
   };
   Sample sample() const {
     Sample s{selfCpuSeconds(), 0, 0};
     if (options.serverPid > 0)
       if (auto p = readProcStats(options.serverPid))
-        s.server = p->cpuSeconds, s.peakRss = p->peakRssMiB;
+        s.server = p->cpuSeconds, s.peakRss = p->peakRssMiB,
+        s.runqueueWait = p->runqueueWaitSeconds;
     return s;
   }
 
@@ -260,6 +262,9 @@ void Conn::complete() {
         std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - scheduled_).count());
   }
   if (!r_.options.keepAlive) {
+    // Count the connection as shut down cleanly: otherwise OpenSSL marks its session not
+    // resumable when the SSL object is freed, and resumption never happens.
+    SSL_set_shutdown(stream_->native_handle(), SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
     if (r_.options.resume) {
       SSL_SESSION* s = SSL_get1_session(stream_->native_handle());
       if (s && SSL_SESSION_is_resumable(s)) {

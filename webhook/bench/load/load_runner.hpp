@@ -20,6 +20,7 @@ struct RunResult {
   double clientCpuSeconds = 0;
   double serverCpuSeconds = 0;  // 0 when no --server-pid
   double serverPeakRssMiB = 0;
+  double serverRunqueueWaitSeconds = 0;  // the server waited for a CPU this long
 };
 
 // `request` is the full HTTP request (headers and body) sent on every exchange.

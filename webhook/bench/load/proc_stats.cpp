@@ -34,6 +34,14 @@ double statusKiB(const std::string& status, const std::string& key) {
   return std::stod(status.substr(at + key.size() + 1));
 }
 
+// Second field of /proc/PID/schedstat: nanoseconds spent waiting on a run queue.
+double runqueueWaitOf(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/schedstat");
+  double onCpu = 0, waiting = 0;
+  in >> onCpu >> waiting;
+  return in ? waiting / 1e9 : 0;
+}
+
 }  // namespace
 
 std::optional<ProcStats> readProcStats(pid_t pid) {
@@ -41,7 +49,8 @@ std::optional<ProcStats> readProcStats(pid_t pid) {
   if (!cpu) return std::nullopt;
   std::ifstream in("/proc/" + std::to_string(pid) + "/status");
   std::string status((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  return ProcStats{*cpu, statusKiB(status, "VmHWM") / 1024, statusKiB(status, "VmRSS") / 1024};
+  return ProcStats{*cpu, statusKiB(status, "VmHWM") / 1024, statusKiB(status, "VmRSS") / 1024,
+                   runqueueWaitOf(pid)};
 }
 
 double selfCpuSeconds() {
