@@ -173,15 +173,16 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
     mutate(pod, gpu, s, *ev.cls, d);
 }
 
-void decideWorkload(const rapidjson::Value& object, const std::vector<PodTemplateRef>& templates,
+void decideWorkload(const rapidjson::Value& object, std::vector<PodTemplateRef>& templates,
                     const Scope& s, Decision& d) {
   const rapidjson::Value* metadata = json::objectMember(&object, "metadata");
   std::string_view name = json::stringMember(metadata, "name");
   if (name.empty()) name = json::stringMember(metadata, "generateName");
   d.outcome = Outcome::NoGpu;
   d.reason = templates.empty() ? "no pod template found" : "";
-  for (const auto& t : templates) {
-    const PodView pod = templateViewOf(*t.tmpl, s.context.kind, name, t.path);
+  for (auto& t : templates) {
+    const PodView pod =
+        templateViewOf(*t.tmpl, s.context.kind, name, t.path, std::move(t.controllerLabels));
     std::vector<Violation> violations;
     checkPodShape(pod, violations);
     const PodGpu gpu = analyzeGpu(pod, s.policy, &violations);

@@ -21,6 +21,12 @@ std::string_view PodView::name() const {
 }
 
 std::string_view PodView::label(std::string_view key, bool* found) const {
+  if (!controllerLabels.empty()) {
+    if (auto it = controllerLabels.find(key); it != controllerLabels.end()) {
+      if (found != nullptr) *found = true;
+      return it->second;
+    }
+  }
   return lookup(metadata, "labels", key, found);
 }
 
@@ -50,8 +56,10 @@ PodView podViewOf(const rapidjson::Value& pod) {
 }
 
 PodView templateViewOf(const rapidjson::Value& tmpl, std::string_view kind,
-                       std::string_view workloadName, std::string_view path) {
+                       std::string_view workloadName, std::string_view path,
+                       policy::Labels controllerLabels) {
   PodView view;
+  view.controllerLabels = std::move(controllerLabels);
   view.root = &tmpl;
   view.metadata = json::objectMember(&tmpl, "metadata");
   view.spec = json::objectMember(&tmpl, "spec");

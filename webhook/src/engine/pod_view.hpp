@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "policy/label_selector.hpp"
+
 namespace gpua::engine {
 
 struct PodView {
@@ -16,6 +18,9 @@ struct PodView {
   std::string subject;      // `pod "trainer-0"` or `Deployment "web" pod template (spec.template)`
   std::string fieldPrefix;  // prefix of field names in messages: "" or "spec.template."
   bool isTemplate = false;  // templates are validated, never mutated
+  // Labels the workload's controller will add to pods made from this template; they win over
+  // the template's own labels in label(), as the controllers' do. Empty for pods.
+  policy::Labels controllerLabels;
 
   std::string_view name() const;
   // Label/annotation lookups; `found` tells an empty value from an absent key.
@@ -29,6 +34,7 @@ PodView podViewOf(const rapidjson::Value& pod);
 
 // A pod template inside a workload, e.g. kind "Deployment", path "spec.template".
 PodView templateViewOf(const rapidjson::Value& tmpl, std::string_view kind,
-                       std::string_view workloadName, std::string_view path);
+                       std::string_view workloadName, std::string_view path,
+                       policy::Labels controllerLabels = {});
 
 }  // namespace gpua::engine

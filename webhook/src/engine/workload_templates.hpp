@@ -1,6 +1,7 @@
 // Where a workload object keeps its pod templates: the built-in controllers (Deployment,
 // StatefulSet, DaemonSet, ReplicaSet, Job: spec.template; CronJob:
-// spec.jobTemplate.spec.template) and the policy's templateKinds (paths with '*').
+// spec.jobTemplate.spec.template) and the policy's templateKinds (paths with '*'), with the
+// labels their controllers will add to the pods.
 #pragma once
 
 #include <rapidjson/document.h>
@@ -10,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "policy/label_selector.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::engine {
@@ -17,6 +19,9 @@ namespace gpua::engine {
 struct PodTemplateRef {
   const rapidjson::Value* tmpl = nullptr;  // an object
   std::string path;                        // "spec.pytorchReplicaSpecs.Worker.template"
+  // The labels the kind's controller adds to the pods it creates from this template
+  // (TemplateKind::podLabels and podLabelsByPath, placeholders filled in).
+  policy::Labels controllerLabels;
 };
 
 // nullopt when the kind is not a workload whose templates the policy validates.

@@ -87,8 +87,63 @@ bool validTemplatePath(const std::string& p) {
   return p.find("..") == std::string::npos;
 }
 
+// A label value of podLabels: literal text plus the placeholders $(name) and $(replica).
+// $(replica) needs a '*' in every path it applies to (`paths` lists them).
+void checkPlaceholders(YamlReader& r, const YAML::Node& node, const std::string& keyPath,
+                       const std::string& value, const std::vector<std::string>& paths) {
+  for (std::size_t at = value.find("$("); at != std::string::npos; at = value.find("$(", at + 2)) {
+    const std::size_t end = value.find(')', at);
+    const std::string token = end == std::string::npos ? "" : value.substr(at + 2, end - at - 2);
+    if (token != "name" && token != "replica") {
+      r.error(node, keyPath, "unknown placeholder in '" + value + "'",
+              "use $(name) for the object's name or $(replica) for the key a '*' matched");
+      return;
+    }
+    if (token != "replica") continue;
+    for (const auto& p : paths)
+      if (p.find('*') == std::string::npos) {
+        r.error(
+            node, keyPath, "$(replica) needs a '*' in path '" + p + "'",
+            "use $(replica) only for paths with a '*', e.g. spec.pytorchReplicaSpecs.*.template");
+        return;
+      }
+  }
+}
+
+std::map<std::string, std::string> parsePodLabels(YamlReader& r, const YAML::Node& node,
+                                                  const std::string& keyPath,
+                                                  const std::vector<std::string>& paths) {
+  auto labels = r.stringMap(node, keyPath);
+  if (!node.IsMap()) return labels;
+  for (auto it = node.begin(); it != node.end(); ++it)
+    if (it->first.IsScalar() && it->second.IsScalar())
+      checkPlaceholders(r, it->second, keyPath + "." + it->first.Scalar(), it->second.Scalar(),
+                        paths);
+  return labels;
+}
+
+void parsePodLabelsByPath(YamlReader& r, const MapReader& m, TemplateKind& t) {
+  const YAML::Node map = m.get("podLabelsByPath");
+  if (!r.expectMap(map, m.path("podLabelsByPath"))) return;
+  for (auto it = map.begin(); it != map.end(); ++it) {
+    auto key = r.name(it->first, m.path("podLabelsByPath"));
+    if (!key) continue;
+    const std::string keyPath = m.path("podLabelsByPath") + "." + *key;
+    bool listed = false;
+    for (const auto& p : t.templatePaths) listed = listed || p == *key;
+    if (!listed) {
+      r.error(it->first, keyPath, "'" + *key + "' is not one of the kind's paths",
+              "each key of podLabelsByPath must be written exactly as in paths");
+      continue;
+    }
+    auto labels = parsePodLabels(r, it->second, keyPath, {*key});
+    if (!t.podLabelsByPath.emplace(*key, std::move(labels)).second)
+      r.error(it->first, keyPath, "duplicate key '" + *key + "'");
+  }
+}
+
 void parseTemplate(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft) {
-  MapReader m(r, node, path, {"apiGroup", "kind", "paths"});
+  MapReader m(r, node, path, {"apiGroup", "kind", "paths", "podLabels", "podLabelsByPath"});
   if (!m.valid()) return;
   TemplateKind t;
   std::optional<std::string> group = "";  // "" = the core group, as in Kubernetes
@@ -106,6 +161,9 @@ void parseTemplate(YamlReader& r, const YAML::Node& node, const std::string& pat
     if (list.IsSequence() && list.size() == 0)
       r.error(list, m.path("paths"), "paths must not be empty");
   }
+  if (m.has("podLabels"))
+    t.podLabels = parsePodLabels(r, m.get("podLabels"), m.path("podLabels"), t.templatePaths);
+  if (m.has("podLabelsByPath")) parsePodLabelsByPath(r, m, t);
   if (!group || !kind) return;
   t.apiGroup = *group;
   t.kind = *kind;

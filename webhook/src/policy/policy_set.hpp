@@ -17,7 +17,8 @@ namespace gpua::policy {
 enum class Sharing { Exclusive, Mig, TimeSlicing, Mps };
 
 // What happens when a rule is violated.
-//   Enforce: deny.  Warn: admit with a warning.  Audit: admit silently, record in audit annotations.
+//   Enforce: deny.  Warn: admit with a warning.  Audit: admit silently, record in audit
+//   annotations.
 enum class Mode { Enforce, Warn, Audit };
 
 // A node taint of a pool; the engine adds a matching toleration. An empty `value` is tolerated
@@ -31,7 +32,8 @@ struct Taint {
 // A GPU node pool.
 struct Pool {
   std::string name;
-  std::string gpu;  // key into the built-in GPU model table (policy/gpu_models.hpp), e.g. "H100-80GB"
+  std::string
+      gpu;  // key into the built-in GPU model table (policy/gpu_models.hpp), e.g. "H100-80GB"
   Sharing sharing = Sharing::Exclusive;
   std::vector<std::string> migProfiles;  // sharing == Mig: the profiles the pool's nodes expose
   int replicas = 1;                      // sharing == TimeSlicing | Mps: replicas per GPU
@@ -52,7 +54,7 @@ struct MatchRule {
   std::vector<std::string> annotationKeys;         // pod has the annotation key
   std::optional<NamespaceSelector> namespaces;     // the pod's namespace (name and labels)
   std::vector<std::string> ownerKinds;             // any ownerReferences[].kind equals one of these
-  std::vector<std::string> schedulerNames;         // spec.schedulerName (unset = "default-scheduler")
+  std::vector<std::string> schedulerNames;  // spec.schedulerName (unset = "default-scheduler")
   // Any container/initContainer requests or limits key equals one of these; a trailing '*' makes
   // the entry a prefix ("nvidia.com/gpumem*").
   std::vector<std::string> resources;
@@ -109,7 +111,7 @@ struct WorkloadClass {
 // What to do with a GPU pod that matches no class.
 struct UnclassifiedGpuPods {
   enum class Action { Deny, Allow, AssignClass } action = Action::Deny;
-  std::string className;  // Action::AssignClass
+  std::string className;       // Action::AssignClass
   std::size_t classIndex = 0;  // resolved index into PolicySet::classes
 };
 
@@ -126,9 +128,9 @@ struct Quota {
   // Shared: one budget for all matching namespaces together (a team).
   // PerNamespace: each matching namespace has its own budget of this size.
   enum class Scope { Shared, PerNamespace } scope = Scope::Shared;
-  std::optional<double> gpuEquivalents;          // total across all GPU resources
-  std::map<std::string, double> perClass;        // class name -> GPU-equivalents
-  std::map<std::string, int64_t> perResource;    // resource name -> units (e.g. nvidia.com/gpu: 8)
+  std::optional<double> gpuEquivalents;        // total across all GPU resources
+  std::map<std::string, double> perClass;      // class name -> GPU-equivalents
+  std::map<std::string, int64_t> perResource;  // resource name -> units (e.g. nvidia.com/gpu: 8)
 };
 
 struct RolloutRule {
@@ -143,6 +145,16 @@ struct TemplateKind {
   std::string apiGroup;  // "kubeflow.org"; "" for core, "apps", "batch" as in Kubernetes
   std::string kind;      // "PyTorchJob"
   std::vector<std::string> templatePaths;
+  // Labels the kind's controller puts on every pod it creates from these templates (the
+  // training operator's training.kubeflow.org/job-name, KubeRay's ray.io/node-type...), so a
+  // template is classified like the pods it will become. Values may use $(name) (the object's
+  // metadata.name) and $(replica) (the key or index the path's first '*' matched, lower-cased,
+  // as the training operator writes replica-type). They win over the template's own labels,
+  // as the controllers' do.
+  std::map<std::string, std::string> podLabels;
+  // Extra labels for the templates of one path (a key of this map is one of templatePaths):
+  // KubeRay labels head and worker pods differently. Added on top of podLabels.
+  std::map<std::string, std::map<std::string, std::string>> podLabelsByPath;
 };
 
 // When live usage is unavailable (API server unreachable, not synced yet).

@@ -384,6 +384,32 @@ TEST(LoaderErrors, MalformedTemplatePathAndDuplicateKind) {
               "unique)");
 }
 
+TEST(LoaderErrors, TemplatePodLabels) {
+  auto r =
+      load(doc("  templates:\n"
+               "  - apiGroup: kubeflow.org\n"
+               "    kind: PyTorchJob\n"
+               "    paths: [spec.pytorchReplicaSpecs.*.template, spec.extra]\n"
+               "    podLabels: {job: $(job), type: $(replica), n: [x]}\n"
+               "    podLabelsByPath: {spec.other: {a: b}}\n"
+               "    podlabels: {}\n"));
+  expectError(r, "spec.templates[0].podLabels.job",
+              "p.yaml:9:22: spec.templates[0].podLabels.job: unknown placeholder in '$(job)' "
+              "(hint: use $(name) for the object's name or $(replica) for the key a '*' "
+              "matched)");
+  expectError(r, "spec.templates[0].podLabels.type",
+              "p.yaml:9:36: spec.templates[0].podLabels.type: $(replica) needs a '*' in path "
+              "'spec.extra' (hint: use $(replica) only for paths with a '*', e.g. "
+              "spec.pytorchReplicaSpecs.*.template)");
+  expectError(r, "spec.templates[0].podLabels.n",
+              "p.yaml:9:51: spec.templates[0].podLabels.n: expected a string, got a list");
+  expectError(r, "spec.templates[0].podLabelsByPath.spec.other",
+              "p.yaml:10:23: spec.templates[0].podLabelsByPath.spec.other: 'spec.other' is not "
+              "one of the kind's paths (hint: each key of podLabelsByPath must be written "
+              "exactly as in paths)");
+  ASSERT_NE(errorAt(r, "spec.templates[0].podlabels"), nullptr) << testing::allErrors(r);
+}
+
 TEST(LoaderErrors, DocumentThatIsNotAMapping) {
   auto r = load("- a\n- b\n");
   expectError(r, "", "p.yaml:1:1: expected a mapping, got a list");

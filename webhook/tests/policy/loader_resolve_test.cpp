@@ -250,6 +250,25 @@ TEST(LoaderResolve, EveryFieldReachesThePolicySet) {
   EXPECT_EQ(p.quotaUnavailable, QuotaUnavailable::FailClosed);
 }
 
+TEST(LoaderResolve, TemplateKindPodLabels) {
+  auto r =
+      load(doc("  templates:\n"
+               "  - apiGroup: ray.io\n"
+               "    kind: RayJob\n"
+               "    paths: [spec.head.template, spec.workers.*.template]\n"
+               "    podLabels: {ray.io/originated-from-crd: RayJob, ray.io/cr: $(name)}\n"
+               "    podLabelsByPath:\n"
+               "      spec.head.template: {ray.io/node-type: head}\n"
+               "      spec.workers.*.template: {ray.io/node-type: worker, group: g-$(replica)}\n"));
+  ASSERT_TRUE(r.ok()) << testing::allErrors(r);
+  const TemplateKind& t = r.policy->templateKinds.at(0);
+  EXPECT_EQ(t.podLabels.at("ray.io/originated-from-crd"), "RayJob");
+  EXPECT_EQ(t.podLabels.at("ray.io/cr"), "$(name)");  // filled in by the engine
+  ASSERT_EQ(t.podLabelsByPath.size(), 2u);
+  EXPECT_EQ(t.podLabelsByPath.at("spec.head.template").at("ray.io/node-type"), "head");
+  EXPECT_EQ(t.podLabelsByPath.at("spec.workers.*.template").at("group"), "g-$(replica)");
+}
+
 TEST(LoaderResolve, DefaultsOfAnAlmostEmptyPolicy) {
   auto r = load(doc("  pools: []\n"));
   ASSERT_TRUE(r.ok()) << testing::allErrors(r);
