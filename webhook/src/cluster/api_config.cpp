@@ -136,7 +136,7 @@ ApiConfig loadKubeconfig(const std::string& path, const std::string& context) {
     if (ctxName.empty() && root["current-context"])
       ctxName = root["current-context"].as<std::string>();
     if (ctxName.empty())
-      throw ClusterConfigError(path + ": no current-context set and no --context given");
+      throw ClusterConfigError(path + ": no current-context set and no --kube-context given");
     const auto ctx = findNamed(root["contexts"], ctxName, "contexts", path)["context"];
     if (!ctx || !ctx["cluster"])
       throw ClusterConfigError(path + ": context \"" + ctxName + "\" names no cluster");

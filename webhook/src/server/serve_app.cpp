@@ -2,6 +2,7 @@
 
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/strand.hpp>
 
 #include <csignal>
 #include <filesystem>
@@ -71,6 +72,26 @@ void drainThenStop(net::io_context& ioc, HttpServer& server, telemetry::JsonLogg
   });
 }
 
+// Runs a stop function when the scope ends, however it ends.
+struct StopOnExit {
+  const std::function<void()>& stop;
+  ~StopOnExit() {
+    if (stop) stop();
+  }
+};
+
+// Quotas without a usage source are never live: say so once, loudly, at startup.
+void warnIfQuotasUnchecked(telemetry::JsonLogger& log, const UsageHookup& usage,
+                           const policy::PolicySet& policy) {
+  if (usage.source || policy.quotas.empty()) return;
+  const bool failOpen = policy.quotaUnavailable == policy::QuotaUnavailable::FailOpen;
+  log.warn(failOpen ? "no usage source (--kubeconfig, --in-cluster or --usage-from): GPU quotas "
+                      "are not checked, pods are admitted with a warning"
+                    : "no usage source (--kubeconfig, --in-cluster or --usage-from): GPU pods "
+                      "covered by a quota are denied (quotaUnavailable: failClosed)",
+           {{"quotas", policy.quotas.size()}});
+}
+
 }  // namespace
 
 int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
@@ -78,7 +99,6 @@ int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
   telemetry::Registry registry;
   WebhookMetrics metrics(registry);
   telemetry::JsonLogger logger(runtime.log);
-  auto readiness = std::make_shared<Readiness>(runtime.usage);
 
   ReloadTargets targets;
   targets.policyPaths = config.policyPaths;
@@ -98,6 +118,19 @@ int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
   Reloader::publishPolicy(targets, loaded.policy);
   Reloader::publishCertificate(targets, tls);
   metrics.policyReloads.with({"success"}).inc();
+
+  UsageHookup usage{runtime.usage, {}, runtime.usage ? "provided" : "none"};
+  if (runtime.usageFactory) {
+    try {
+      usage = runtime.usageFactory({registry, [p = targets.policy] { return p->get(); }, logger});
+    } catch (const std::exception& e) {
+      return startupError(runtime.console, e.what());
+    }
+  }
+  // Stops the usage source on every way out, before the registry and logger it uses go away.
+  const StopOnExit stopUsage{usage.stop};
+  warnIfQuotasUnchecked(logger, usage, *loaded.policy);
+  auto readiness = std::make_shared<Readiness>(usage.source);
   readiness->setPoliciesLoaded(true);
   readiness->setCertificatesLoaded(true);
 
@@ -105,7 +138,7 @@ int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
       config.threads ? config.threads : std::max(1u, std::thread::hardware_concurrency());
   net::io_context ioc(static_cast<int>(threads));
 
-  WebhookService service({targets.policy, runtime.usage, readiness, &metrics, &logger, nullptr});
+  WebhookService service({targets.policy, usage.source, readiness, &metrics, &logger, nullptr});
   auto router = std::make_shared<Router>(service.router());
   ServerEvents events;
   events.badRequest = [&service](std::string_view kind) { service.countBadRequest(kind); };
@@ -129,23 +162,38 @@ int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
   if (auto err = server.listen(config.listen); !err.empty())
     return startupError(runtime.console, err);
 
-  net::signal_set signals(ioc, SIGINT, SIGTERM);
-  signals.async_wait([&](boost::system::error_code ec, int signo) {
-    if (ec) return;
-    // Unready first, so the Service stops routing here, then stop accepting and drain.
-    readiness->setShuttingDown();
-    logger.info("shutting down", {{"signal", signo},
-                                  {"open", server.openConnections()},
-                                  {"graceMs", config.shutdownGrace.count()}});
+  const auto drain = [&] {
     server.stop();
     drainThenStop(ioc, server, logger, std::chrono::steady_clock::now() + config.shutdownGrace,
                   std::make_shared<net::steady_timer>(ioc));
+  };
+  // One strand for the signal and the delay timer: a second signal may cancel the timer.
+  const auto shutdownStrand = net::make_strand(ioc);
+  net::steady_timer delay(shutdownStrand);
+  net::signal_set signals(shutdownStrand, SIGINT, SIGTERM);
+  signals.async_wait([&](boost::system::error_code ec, int signo) {
+    if (ec) return;
+    // Unready first, so the Service stops routing here; keep serving for --shutdown-delay
+    // while the endpoint removal propagates, then stop accepting and drain.
+    readiness->setShuttingDown();
+    logger.info("shutting down", {{"signal", signo},
+                                  {"open", server.openConnections()},
+                                  {"delayMs", config.shutdownDelay.count()},
+                                  {"graceMs", config.shutdownGrace.count()}});
+    if (config.shutdownDelay.count() <= 0) return drain();
+    delay.expires_after(config.shutdownDelay);
+    delay.async_wait([&](boost::system::error_code) { drain(); });
+    // A second signal skips the rest of the delay (cancel runs the handler above at once).
+    signals.async_wait([&](boost::system::error_code again, int) {
+      if (!again) delay.cancel();
+    });
   });
 
   server.start();
   reloader.start();
   printBanner(runtime.console, config, *loaded.policy, server.port());
   logger.info("serving", {{"policy", loaded.policy->name},
+                          {"usage", usage.description},
                           {"revision", loaded.policy->revision},
                           {"address", config.listen.host},
                           {"port", server.port()},

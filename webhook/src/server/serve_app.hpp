@@ -3,17 +3,43 @@
 #pragma once
 
 #include <cstdio>
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "engine/usage.hpp"
+#include "policy/policy_set.hpp"
 #include "server/serve_config.hpp"
+#include "telemetry/json_logger.hpp"
+#include "telemetry/metrics.hpp"
 
 namespace gpua::server {
+
+// What a usage source started by `serve` gets from it: the registry its metrics go to, the
+// policy in force (hot reloads swap it) and the log. All outlive the source.
+struct UsageContext {
+  telemetry::Registry& registry;
+  std::function<std::shared_ptr<const policy::PolicySet>()> policy;
+  telemetry::JsonLogger& logger;
+};
+
+struct UsageHookup {
+  std::shared_ptr<const engine::UsageSource> source;  // null: no live usage
+  std::function<void()> stop;                         // called on shutdown (may be empty)
+  std::string description;                            // for the "serving" log line
+};
+
+// Starts a usage source once policies are loaded. Throws std::exception for configuration
+// errors (unreadable kubeconfig, missing context...): a one-line startup error, exit code 1.
+using UsageFactory = std::function<UsageHookup(const UsageContext&)>;
 
 struct ServeRuntime {
   // Live cluster state (namespaces, GPU usage). Null: usage is an empty snapshot with
   // available=false and readiness does not wait for a sync.
   std::shared_ptr<const engine::UsageSource> usage;
+  // Used instead of `usage` when set: the source is started after the policies have loaded,
+  // and stopped after the server has drained.
+  UsageFactory usageFactory;
   std::FILE* log = stdout;      // JSON lines
   std::FILE* console = stderr;  // the startup banner and startup errors
 };

@@ -17,6 +17,18 @@ struct Setting {
   std::function<std::string(ServeConfig&, const std::string&)> apply;  // returns error or ""
 };
 
+// A flag without a value means "true"; "--in-cluster=false" still works.
+bool isSwitch(const Setting& s) {
+  return s.flag == "--in-cluster";
+}
+
+// Switch values: the flag alone means "true"; the environment says 1/true or 0/false.
+std::optional<bool> parseBool(const std::string& text) {
+  if (text == "1" || text == "true") return true;
+  if (text == "0" || text == "false") return false;
+  return std::nullopt;
+}
+
 std::optional<uint64_t> parseUnsigned(const std::string& text) {
   uint64_t v = 0;
   const auto* end = text.data() + text.size();
@@ -94,6 +106,39 @@ const std::vector<Setting>& settings() {
       {"--idle-timeout", "GPU_ADMISSION_IDLE_TIMEOUT",
        "idle keep-alive connection timeout (default 120s; keep above 90s)",
        durationSetter(&ServeConfig::idleTimeout)},
+      {"--shutdown-delay", "GPU_ADMISSION_SHUTDOWN_DELAY",
+       "on SIGTERM, report unready but keep serving this long first (default 0; 5s in k8s)",
+       durationSetter(&ServeConfig::shutdownDelay)},
+      {"--kubeconfig", "GPU_ADMISSION_KUBECONFIG",
+       "watch GPU usage in the cluster of this kubeconfig (for quotas)",
+       stringSetter(&ServeConfig::kubeconfig)},
+      {"--kube-context", "GPU_ADMISSION_KUBE_CONTEXT",
+       "kubeconfig context to use (default: current-context)",
+       stringSetter(&ServeConfig::kubeContext)},
+      {"--in-cluster", "GPU_ADMISSION_IN_CLUSTER",
+       "watch GPU usage with the pod's service account (env: 1 or true)",
+       [](ServeConfig& c, const std::string& v) -> std::string {
+         auto b = parseBool(v);
+         if (!b) return "invalid value \"" + v + "\" (use 1, true, 0 or false)";
+         c.inCluster = *b;
+         return {};
+       }},
+      {"--usage-from", "GPU_ADMISSION_USAGE_FROM",
+       "fixed GPU usage from kubectl get -o json files (FILE[,FILE]; demos, offline)",
+       [](ServeConfig& c, const std::string& v) -> std::string {
+         auto parts = splitComma(v);
+         if (parts.empty()) return "empty value";
+         c.usageFiles.insert(c.usageFiles.end(), parts.begin(), parts.end());
+         return {};
+       }},
+      {"--quota-unavailable-grace", "GPU_ADMISSION_QUOTA_UNAVAILABLE_GRACE",
+       "how long quotas stay live while the watch reconnects (default 30s)",
+       [](ServeConfig& c, const std::string& v) -> std::string {
+         auto d = parseDuration(v);
+         if (!d) return "invalid duration \"" + v + "\" (use e.g. 500ms, 10s, 2m)";
+         c.quotaUnavailableGrace = *d;
+         return {};
+       }},
   };
   return all;
 }
@@ -104,6 +149,17 @@ const Setting* findFlag(const std::string& flag) {
   return nullptr;
 }
 
+// One usage source at most: two would disagree about what is in use.
+std::string validateUsageSource(const ServeConfig& c) {
+  const int sources =
+      (c.inCluster ? 1 : 0) + (c.kubeconfig.empty() ? 0 : 1) + (c.usageFiles.empty() ? 0 : 1);
+  if (sources > 1) return "choose one usage source: --kubeconfig, --in-cluster or --usage-from";
+  if (!c.kubeContext.empty() && c.kubeconfig.empty()) return "--kube-context needs --kubeconfig";
+  if (c.quotaUnavailableGrace && !c.watchesCluster())
+    return "--quota-unavailable-grace needs --kubeconfig or --in-cluster";
+  return {};
+}
+
 std::string validate(const ServeConfig& c) {
   if (c.policyPaths.empty()) return "missing --policies (or GPU_ADMISSION_POLICIES)";
   if (c.tlsCert.empty()) return "missing --tls-cert (or GPU_ADMISSION_TLS_CERT)";
@@ -111,7 +167,7 @@ std::string validate(const ServeConfig& c) {
   if (c.reloadInterval.count() <= 0) return "--reload-interval must be positive";
   if (c.headerTimeout.count() <= 0 || c.bodyTimeout.count() <= 0 || c.idleTimeout.count() <= 0)
     return "timeouts must be positive";
-  return {};
+  return validateUsageSource(c);
 }
 
 }  // namespace
@@ -159,6 +215,7 @@ ConfigResult parseServeConfig(int argc, const char* const* argv, const EnvLookup
     }
     const Setting* s = findFlag(arg);
     if (!s) return {std::nullopt, "unknown flag \"" + arg + "\" (see --help)"};
+    if (!value && isSwitch(*s)) value = "true";
     if (!value) {
       if (i + 1 >= argc) return {std::nullopt, arg + ": missing value"};
       value = argv[++i];
@@ -202,7 +259,9 @@ std::string serveUsage() {
     out += "  " + s.flag + std::string(s.flag.size() < 18 ? 18 - s.flag.size() : 1, ' ') + s.help +
            "\n" + std::string(20, ' ') + "env: " + s.env + "\n";
   }
-  return out;
+  return out +
+         "\nWithout --kubeconfig, --in-cluster or --usage-from, GPU usage is unknown and quota\n"
+         "checks follow the policy's quotaUnavailable (failOpen admits with a warning).\n";
 }
 
 }  // namespace gpua::server

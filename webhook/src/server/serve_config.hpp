@@ -32,7 +32,21 @@ struct ServeConfig {
   // Must exceed the apiserver's 90 s idle keep-alive, or it reuses sockets we already closed.
   std::chrono::milliseconds idleTimeout{120'000};
   std::size_t maxBodyBytes = 8u << 20;
+  // On SIGTERM, /readyz answers 503 for this long while requests are still served, so the
+  // endpoint removal reaches every apiserver before the listener closes. 0 = close at once.
+  std::chrono::milliseconds shutdownDelay{0};
+
+  // Where live GPU usage comes from (at most one). None: an empty snapshot with
+  // available=false, so quota checks follow the policy's quotaUnavailable.
+  std::string kubeconfig;   // --kubeconfig: list+watch the cluster of this kubeconfig
+  std::string kubeContext;  // --kube-context: a context of the kubeconfig (default: current)
+  bool inCluster = false;   // --in-cluster: the pod's service account (explicit, never guessed)
+  std::vector<std::string> usageFiles;  // --usage-from: a fixed snapshot (kubectl get -o json)
+  // How long quotas stay live while the watch reconnects (cluster sources only).
+  std::optional<std::chrono::milliseconds> quotaUnavailableGrace;
   bool help = false;
+
+  bool watchesCluster() const { return inCluster || !kubeconfig.empty(); }
 };
 
 using EnvLookup = std::function<std::optional<std::string>(const std::string& name)>;

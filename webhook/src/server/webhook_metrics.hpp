@@ -18,7 +18,8 @@ struct WebhookMetrics {
         policyLastReloadSuccess(r.gauge(telemetry::kPolicyLastReloadSuccess).get()),
         certificateExpiry(r.gauge(telemetry::kCertificateExpiryTimestampSeconds).get()),
         openConnections(r.gauge(telemetry::kOpenConnections).get()),
-        violations(r.counter(telemetry::kViolationsTotal)) {}
+        violations(r.counter(telemetry::kViolationsTotal)),
+        quotaUnavailable(r.counter(telemetry::kQuotaUnavailableTotal)) {}
 
   telemetry::Registry& registry;
   telemetry::CounterFamily& requests;       // path, decision, class, namespace, reason
@@ -29,7 +30,8 @@ struct WebhookMetrics {
   telemetry::Gauge& policyLastReloadSuccess;
   telemetry::Gauge& certificateExpiry;
   telemetry::Gauge& openConnections;
-  telemetry::CounterFamily& violations;  // rule, mode
+  telemetry::CounterFamily& violations;        // rule, mode
+  telemetry::CounterFamily& quotaUnavailable;  // policy: fail-open|fail-closed
 };
 
 }  // namespace gpua::server

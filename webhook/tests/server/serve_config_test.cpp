@@ -113,6 +113,78 @@ TEST(ServeConfig, HelpNeedsNoOtherSetting) {
   ASSERT_TRUE(r.config);
   EXPECT_TRUE(r.config->help);
   EXPECT_NE(serveUsage().find("GPU_ADMISSION_TLS_CERT"), std::string::npos);
+  EXPECT_NE(serveUsage().find("GPU_ADMISSION_KUBECONFIG"), std::string::npos);
+  EXPECT_NE(serveUsage().find("--shutdown-delay"), std::string::npos);
+}
+
+TEST(ServeConfig, UsageSourceFlags) {
+  auto r = parse({"--policies", "p", "--tls-cert", "c", "--tls-key", "k", "--kubeconfig",
+                  "/home/me/.kube/config", "--kube-context", "staging", "--quota-unavailable-grace",
+                  "2s", "--shutdown-delay", "5s"});
+  ASSERT_TRUE(r.config) << r.error;
+  EXPECT_EQ(r.config->kubeconfig, "/home/me/.kube/config");
+  EXPECT_EQ(r.config->kubeContext, "staging");
+  ASSERT_TRUE(r.config->quotaUnavailableGrace);
+  EXPECT_EQ(r.config->quotaUnavailableGrace->count(), 2000);
+  EXPECT_EQ(r.config->shutdownDelay.count(), 5000);
+  EXPECT_TRUE(r.config->watchesCluster());
+  EXPECT_FALSE(r.config->inCluster);
+
+  r = parse({"--policies", "p", "--tls-cert", "c", "--tls-key", "k", "--usage-from",
+             "pods.json,ns.json"});
+  ASSERT_TRUE(r.config) << r.error;
+  EXPECT_EQ(r.config->usageFiles, (std::vector<std::string>{"pods.json", "ns.json"}));
+  EXPECT_FALSE(r.config->watchesCluster());
+}
+
+TEST(ServeConfig, NoUsageSourceByDefaultEvenInsideAPod) {
+  // KUBERNETES_SERVICE_HOST alone does not turn the watch on: in-cluster is explicit.
+  auto r = parse({"--policies", "p", "--tls-cert", "c", "--tls-key", "k"},
+                 {{"KUBERNETES_SERVICE_HOST", "10.96.0.1"}});
+  ASSERT_TRUE(r.config) << r.error;
+  EXPECT_FALSE(r.config->watchesCluster());
+  EXPECT_TRUE(r.config->usageFiles.empty());
+  EXPECT_EQ(r.config->shutdownDelay.count(), 0);
+}
+
+TEST(ServeConfig, InClusterIsASwitchOrAnEnvironmentBoolean) {
+  auto r = parse({"--in-cluster", "--policies", "p", "--tls-cert", "c", "--tls-key", "k"});
+  ASSERT_TRUE(r.config) << r.error;
+  EXPECT_TRUE(r.config->inCluster);
+  r = parse({}, {{"GPU_ADMISSION_POLICIES", "p"},
+                 {"GPU_ADMISSION_TLS_CERT", "c"},
+                 {"GPU_ADMISSION_TLS_KEY", "k"},
+                 {"GPU_ADMISSION_IN_CLUSTER", "1"},
+                 {"GPU_ADMISSION_SHUTDOWN_DELAY", "5s"}});
+  ASSERT_TRUE(r.config) << r.error;
+  EXPECT_TRUE(r.config->inCluster);
+  EXPECT_EQ(r.config->shutdownDelay.count(), 5000);
+  r = parse({"--in-cluster=false", "--policies", "p", "--tls-cert", "c", "--tls-key", "k"},
+            {{"GPU_ADMISSION_IN_CLUSTER", "true"}});
+  ASSERT_TRUE(r.config) << r.error;
+  EXPECT_FALSE(r.config->inCluster) << "the flag wins";
+  EXPECT_NE(parse({}, {{"GPU_ADMISSION_IN_CLUSTER", "yes"}}).error.find("GPU_ADMISSION_IN_CLUSTER"),
+            std::string::npos);
+}
+
+TEST(ServeConfig, UsageSourceConflictsAreErrors) {
+  const std::vector<const char*> base{"--policies", "p", "--tls-cert", "c", "--tls-key", "k"};
+  auto with = [&](std::vector<const char*> extra) {
+    auto all = base;
+    all.insert(all.end(), extra.begin(), extra.end());
+    return parse(all).error;
+  };
+  EXPECT_NE(with({"--in-cluster", "--kubeconfig", "k.yaml"}).find("choose one usage source"),
+            std::string::npos);
+  EXPECT_NE(with({"--kubeconfig", "k.yaml", "--usage-from", "p.json"}).find("choose one"),
+            std::string::npos);
+  EXPECT_NE(with({"--in-cluster", "--kube-context", "x"}).find("--kube-context needs --kubeconfig"),
+            std::string::npos);
+  EXPECT_NE(with({"--usage-from", "p.json", "--quota-unavailable-grace", "1s"})
+                .find("--quota-unavailable-grace needs"),
+            std::string::npos);
+  EXPECT_NE(with({"--quota-unavailable-grace", "soon"}).find("invalid duration"),
+            std::string::npos);
 }
 
 TEST(ListenAddress, AcceptsV4V6AndPortOnly) {

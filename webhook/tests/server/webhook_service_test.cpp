@@ -170,6 +170,58 @@ TEST_F(WebhookServiceTest, ReadinessFollowsSyncAndShutdown) {
   EXPECT_NE(res.body.find("shutting down"), std::string::npos);
 }
 
+TEST_F(WebhookServiceTest, QuotaChecksWithoutUsageAreCountedByFallback) {
+  const auto metric = [this](const std::string& fallback) {
+    const std::string line = "gpu_admission_quota_unavailable_total{policy=\"" + fallback + "\"} ";
+    const auto text = registry_.render();
+    const auto at = text.find(line);
+    return at == std::string::npos ? 0 : std::stoi(text.substr(at + line.size()));
+  };
+  const auto use = [this](const std::string& mode, const std::string& ns) {
+    std::string yaml = kPolicy;
+    yaml.insert(yaml.find("  rollout:"), "  quotaUnavailable: " + mode +
+                                             "\n  quotas:\n  - name: q\n    namespaces: "
+                                             "{names: [" +
+                                             ns + "]}\n    gpuEquivalents: 4\n");
+    auto loaded = policy::loadPolicySources({{"quota.yaml", yaml}});
+    ASSERT_TRUE(loaded.ok()) << (loaded.errors.empty() ? "" : loaded.errors[0].format());
+    policy_->set(loaded.policy);
+  };
+  auto s = service();  // usage_ is never available: no cluster client
+
+  use("failClosed", "ml");
+  auto res = s.admit(post("/mutate", review("closed")), admission::Endpoint::Mutate);
+  EXPECT_NE(res.body.find("\"allowed\":false"), std::string::npos) << res.body;
+  EXPECT_EQ(metric("fail-closed"), 1);
+
+  use("failOpen", "ml");
+  res = s.admit(post("/mutate", review("open")), admission::Endpoint::Mutate);
+  EXPECT_NE(res.body.find("\"allowed\":true"), std::string::npos) << res.body;
+  EXPECT_EQ(metric("fail-open"), 1);
+  EXPECT_EQ(metric("fail-closed"), 1);
+
+  use("failOpen", "elsewhere");  // no quota covers "ml": nothing was checked without usage
+  s.admit(post("/mutate", review("uncovered")), admission::Endpoint::Mutate);
+  EXPECT_EQ(metric("fail-open"), 1);
+}
+
+TEST(QuotaFallback, NoneWhenUsageIsLiveOrThePodHasNoGpus) {
+  auto loaded = policy::loadPolicySources(
+      {{"q.yaml", std::string(kPolicy).insert(std::string(kPolicy).find("  rollout:"),
+                                              "  quotas:\n  - name: q\n    gpuEquivalents: 4\n")}});
+  ASSERT_TRUE(loaded.ok()) << (loaded.errors.empty() ? "" : loaded.errors[0].format());
+  engine::Decision gpuPod;
+  gpuPod.gpuEquivalents = 1;
+  engine::UsageSnapshot unknown, live;
+  live.available = true;
+  EXPECT_EQ(quotaFallback(gpuPod, *loaded.policy, unknown, "ml"), "fail-open");
+  EXPECT_EQ(quotaFallback(gpuPod, *loaded.policy, live, "ml"), "");
+  EXPECT_EQ(quotaFallback(engine::Decision{}, *loaded.policy, unknown, "ml"), "");
+  engine::Decision denied;
+  denied.violations.push_back({"quota-unavailable", "could not be checked"});
+  EXPECT_EQ(quotaFallback(denied, *loaded.policy, unknown, "ml"), "fail-closed");
+}
+
 TEST(Readiness, WithoutAUsageSourceOnlyLoadsMatter) {
   Readiness r;
   EXPECT_EQ(r.problems(), "policies not loaded, certificates not loaded");
