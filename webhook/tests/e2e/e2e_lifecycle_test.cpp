@@ -137,6 +137,28 @@ TEST_F(E2eTest, SigtermFinishesRequestsInFlightAndExitsZero) {
   EXPECT_NE(server.out().find("\"msg\":\"shutting down\""), std::string::npos);
 }
 
+TEST_F(E2eTest, ShutdownDelayReportsUnreadyWhileStillServingThenExitsZero) {
+  auto& server = start({"--shutdown-delay", "2s", "--shutdown-grace", "5s"});
+  ASSERT_EQ(client().request("GET", "/readyz").status, 200);
+  auto kept = client();  // a kept-alive connection, like the apiserver's
+  ASSERT_EQ(kept.request("GET", "/healthz").status, 200);
+  const auto signalled = std::chrono::steady_clock::now();
+  server.signal(SIGTERM);
+  EXPECT_TRUE(eventually([this] { return client().request("GET", "/readyz").status == 503; }, 1s));
+  const auto ready = client().request("GET", "/readyz");
+  EXPECT_NE(ready.body.find("shutting down"), std::string::npos) << ready.body;
+  // Still serving admission, on new and on kept-alive connections.
+  EXPECT_TRUE(allowed(post("/mutate", reviewJson(podJson(1), "during-delay"))));
+  const auto onKept =
+      kept.request("POST", "/mutate", reviewJson(podJson(1), "kept"), "application/json");
+  EXPECT_EQ(onKept.status, 200) << onKept.body;
+  EXPECT_TRUE(allowed(onKept));
+  EXPECT_LT(std::chrono::steady_clock::now() - signalled, 2s) << "checked within the delay";
+  EXPECT_EQ(server.waitExit(10s), 0) << server.err() << server.out();
+  EXPECT_GE(std::chrono::steady_clock::now() - signalled, 2s) << "not before the delay ended";
+  EXPECT_NE(server.out().find("\"delayMs\":2000"), std::string::npos) << server.out();
+}
+
 struct StartupCase {
   std::string name;
   std::vector<std::string> args;  // after "serve"
