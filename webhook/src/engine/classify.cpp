@@ -123,7 +123,8 @@ Classification classify(const MatchInput& in, const policy::PolicySet& policy) {
     std::vector<std::string> parts;
     if (!cls.match.any.empty()) parts.push_back(describeRule(cls.match.any[anyIndex], in));
     for (const auto& rule : cls.match.all) parts.push_back(describeRule(rule, in));
-    out.reason = text::join(parts, " and ") + " (class " + cls.name;
+    out.rule = text::join(parts, " and ");
+    out.reason = out.rule + " (class " + cls.name;
     if (!cls.match.any.empty()) out.reason += ", match rule " + std::to_string(anyIndex + 1);
     if (!cls.match.all.empty())
       out.reason += cls.match.any.empty() ? ", all-of rules" : " + all-of";

@@ -27,6 +27,7 @@ std::string describeRule(const policy::MatchRule& rule, const MatchInput& in);
 struct Classification {
   const policy::WorkloadClass* cls = nullptr;  // null when no class matched
   std::string reason;
+  std::string rule;  // the matched rule alone: "label gpu-admission.io/class=training"
 };
 
 // The first class whose matcher holds; reason like

@@ -3,6 +3,7 @@
 #include <exception>
 #include <new>
 
+#include "engine/class_hints.hpp"
 #include "engine/classify.hpp"
 #include "engine/gpu_request.hpp"
 #include "engine/gpu_usage.hpp"
@@ -70,6 +71,33 @@ std::string classNames(const policy::PolicySet& policy) {
   return names.empty() ? std::string("none") : text::join(names);
 }
 
+// `container "main" asks for 2 nvidia.com/gpu`, naming the first container that wants a GPU.
+std::string gpuAsk(const PodGpu& gpu) {
+  for (const auto& c : gpu.containers) {
+    if (!c.wantsGpu()) continue;
+    for (const auto& e : c.gpus)
+      if (e.wantsGpu())
+        return containerLabel(c) + " asks for " +
+               (e.invalid ? "GPUs" : std::to_string(e.units()) + " " + std::string(e.resource));
+    return containerLabel(c) + " claims devices (resources.claims)";
+  }
+  return "claims devices (spec.resourceClaims)";
+}
+
+std::string unclassifiedMessage(const PodView& pod, const PodGpu& gpu, const Scope& s) {
+  const std::string labels =
+      gpuClassLabels({s.policy, s.namespaceName, s.context.namespaceLabels, nullptr},
+                     [](const policy::WorkloadClass&) { return true; });
+  const std::string head = pod.subject + " " + gpuAsk(gpu) +
+                           " but matches no GPU class of policy " + text::quoted(s.policy.name) +
+                           ": ";
+  if (labels.empty())
+    return head + "ask the platform team which of the classes (" + classNames(s.policy) +
+           ") fits and how to select it";
+  return head + "add the label " + labels + " to the " + (pod.isTemplate ? "pod template" : "pod") +
+         ", or ask the platform team which class fits";
+}
+
 // Classification, skip rules and validation shared by pods and pod templates.
 Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
                     std::vector<Violation>& violations) {
@@ -92,11 +120,7 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
       case Action::Deny:
         ev.outcome = Outcome::Unclassified;
         ev.reason += "GPU pod matched no class; unclassified GPU pods are denied";
-        violations.push_back({"unclassified-gpu-pod",
-                              pod.subject + " asks for a GPU but matches no GPU class of policy " +
-                                  text::quoted(s.policy.name) +
-                                  ": label it for one of the classes (" + classNames(s.policy) +
-                                  ") or ask the platform team which class fits"});
+        violations.push_back({"unclassified-gpu-pod", unclassifiedMessage(pod, gpu, s)});
         return ev;
       case Action::Allow:
         ev.outcome = Outcome::Unclassified;
@@ -121,9 +145,9 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
   const auto pools = poolsOf(*c.cls, s.policy);
   const std::string_view rewriteTo =
       ev.validateOnly ? std::string_view() : gpuRewriteTarget(*c.cls, gpu);
-  validateClass(
-      {pod, gpu, s.policy, *c.cls, pools, s.namespaceName, s.context.namespaceLabels, rewriteTo},
-      violations);
+  validateClass({pod, gpu, s.policy, *c.cls, pools, s.namespaceName, s.context.namespaceLabels,
+                 rewriteTo, c.rule},
+                violations);
   if (c.cls->gpus.request == policy::GpuRequest::Forbidden)
     validatePoolTargeting(pod, gpu, s.policy, violations);
   return ev;
@@ -134,15 +158,17 @@ void mutate(const PodView& pod, const PodGpu& gpu, const Scope& s, const policy:
   MutationContext ctx{pod, gpu, s.policy, cls, poolsOf(cls, s.policy), gpuRewriteTarget(cls, gpu)};
   MutationOutput out{d.patch, d.changes};
   d.patch.reserve(16);
-  mutateResources(ctx, out);
-  // A pod without a GPU is never steered onto GPU nodes (see gpu-pool-without-request).
+  // Placement, priority tier, runtime class and deadline belong to the class's GPUs: a CPU pod
+  // of a class whose GPUs are optional (a CPU notebook) only gets the class annotation, and is
+  // never steered onto GPU nodes (see gpu-pool-without-request).
   if (gpu.hasGpu) {
+    mutateResources(ctx, out);
     mutateAffinity(ctx, out);
     mutateTolerations(ctx, out);
+    mutatePriority(ctx, out);
+    mutateRuntime(ctx, out);
+    mutateSidecarEnv(ctx, out);
   }
-  mutatePriority(ctx, out);
-  mutateRuntime(ctx, out);
-  mutateSidecarEnv(ctx, out);
   mutateAnnotations(ctx, out);
 }
 
@@ -164,7 +190,7 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
     for (const auto& [resource, n] : units)
       d.gpuEquivalents += gpuEquivalentsOf(resource, n, s.policy);
     checkQuotas({pod.subject, s.namespaceName, s.context.namespaceLabels, s.policy, s.usage, ev.cls,
-                 d.gpuEquivalents, units},
+                 d.gpuEquivalents, units, gpu, pod.isTemplate},
                 d.violations, d.warnings);
   }
   // Mutating an ill-typed pod would mean guessing; mutating a pod we deny is pointless.

@@ -1,5 +1,10 @@
 #include "engine/quota_check.hpp"
 
+#include <cmath>
+#include <optional>
+
+#include "engine/class_hints.hpp"
+#include "engine/gpu_usage.hpp"
 #include "engine/text.hpp"
 
 namespace gpua::engine {
@@ -64,17 +69,38 @@ NamespaceUsage usedBy(const policy::Quota& q, const QuotaInput& in) {
   return total;
 }
 
-// "use a smaller class (e.g. inference on MIG), " when the policy has one this namespace may use.
-std::string smallerClassHint(const QuotaInput& in) {
+// What the pod's GPUs would cost in class `c`, when c would take them as they are: within its
+// per-pod and per-container limits, and at most one unit per container on shared GPUs.
+std::optional<double> costIn(const policy::WorkloadClass& c, const QuotaInput& in) {
+  int64_t total = 0;
+  for (const auto& container : in.gpu.containers) {
+    const int64_t n = container.units();
+    if (c.gpus.maxPerContainer && n > *c.gpus.maxPerContainer) return std::nullopt;
+    if (c.sharedResource && n > 1) return std::nullopt;
+    total = addUnits(total, n);
+  }
+  if (c.gpus.maxPerPod && total > *c.gpus.maxPerPod) return std::nullopt;
+  return static_cast<double>(total) * c.gpuEquivalentPerUnit;
+}
+
+// "label the pod gpu-admission.io/class=interactive to use class interactive, where it needs
+// 0.25 GPU-equivalent, " when the namespace may use a class that is cheaper per unit, would take
+// the pod as it is, fits in what is left, and a label selects (listed before the pod's class,
+// since first match wins). Empty otherwise: no odd advice to a training job.
+std::string cheaperClassHint(const QuotaInput& in, double left) {
+  const double perUnit = in.cls != nullptr ? in.cls->gpuEquivalentPerUnit : 1.0;
   for (const auto& c : in.policy.classes) {
-    if (&c == in.cls || c.gpuEquivalentPerUnit >= 1.0 - kEpsilon ||
-        c.gpus.request == policy::GpuRequest::Forbidden)
+    if (&c == in.cls) break;
+    if (c.gpus.request == policy::GpuRequest::Forbidden ||
+        c.gpuEquivalentPerUnit >= perUnit - kEpsilon)
       continue;
     if (c.allowedNamespaces && !c.allowedNamespaces->matches(in.namespaceName, in.namespaceLabels))
       continue;
-    if (in.cls != nullptr && c.gpuEquivalentPerUnit >= in.cls->gpuEquivalentPerUnit) continue;
-    const bool mig = c.resolvedResource.starts_with("nvidia.com/mig-");
-    return "use a smaller class (e.g. " + c.name + (mig ? " on MIG" : " on shared GPUs") + "), ";
+    const std::string label = classLabel(c);
+    const auto cost = costIn(c, in);
+    if (label.empty() || !cost || *cost > left + kEpsilon) continue;
+    return std::string("label the ") + (in.isTemplate ? "pod template " : "pod ") + label +
+           " to use class " + c.name + ", where it needs " + gpuEquivalentsText(*cost) + ", ";
   }
   return {};
 }
@@ -88,25 +114,39 @@ struct Budget {
   std::string unit;  // for the "allows" phrase: "" or " nvidia.com/gpu"
 };
 
+// "request at most 2 nvidia.com/gpu, " in the pod's own unit, or "wait ..." when not one fits.
+std::string fewerHint(const Budget& b, const QuotaInput& in, double left) {
+  double perUnit = 1.0;
+  std::string unit = b.unit;
+  if (unit.empty()) {  // a GPU-equivalents budget: count in the pod's resource when it has one
+    if (in.units.size() != 1) return "request at most " + gpuEquivalentsText(left) + ", ";
+    unit = " " + in.units.begin()->first;
+    perUnit = gpuEquivalentsOf(in.units.begin()->first, 1, in.policy);
+  }
+  const auto fit = perUnit > 0 ? static_cast<int64_t>((left + kEpsilon) / perUnit) : 0;
+  if (fit <= 0) return "wait for running GPU pods to finish, ";
+  return "request at most " + std::to_string(fit) + unit + ", ";
+}
+
 void check(const policy::Quota& q, const Budget& b, const QuotaInput& in,
            std::vector<Violation>& out) {
   if (b.used + b.requested <= b.limit + kEpsilon) return;
   const double left = b.limit - b.used;
-  const std::string what = left > kEpsilon ? "request at most " + text::number(left) + ", "
-                                           : "wait for running GPU pods to finish, ";
   const std::string where =
       (q.scope == policy::Quota::Scope::PerNamespace ? "per namespace, " : "") +
       describeNamespaces(q.namespaces);
+  const bool one = std::abs(b.used - 1.0) < kEpsilon;
   out.push_back({"quota", std::string(in.subject) + " needs " + b.need + " but quota " +
                               text::quoted(q.name) + " (" + where + ") allows " +
                               text::number(b.limit) + b.unit + b.scope + " and " +
-                              text::number(b.used) + " are in use: " + what + smallerClassHint(in) +
+                              text::number(b.used) + (one ? " is" : " are") +
+                              " in use: " + fewerHint(b, in, left) + cheaperClassHint(in, left) +
                               "or ask the platform team to raise quota " + text::quoted(q.name)});
 }
 
 void checkOne(const policy::Quota& q, const QuotaInput& in, std::vector<Violation>& out) {
   const NamespaceUsage used = usedBy(q, in);
-  const std::string eq = text::number(in.gpuEquivalents) + " GPU-equivalents";
+  const std::string eq = gpuEquivalentsText(in.gpuEquivalents);
   if (q.gpuEquivalents)
     check(q, {eq, "", in.gpuEquivalents, *q.gpuEquivalents, used.gpuEquivalents, ""}, in, out);
   if (in.cls != nullptr) {
@@ -132,6 +172,10 @@ void checkOne(const policy::Quota& q, const QuotaInput& in, std::vector<Violatio
 
 }  // namespace
 
+std::string gpuEquivalentsText(double v) {
+  return text::number(v) + (std::abs(v - 1.0) < kEpsilon ? " GPU-equivalent" : " GPU-equivalents");
+}
+
 std::string describeNamespaces(const policy::NamespaceSelector& selector) {
   const std::string labels = describeLabels(selector.labels);
   if (selector.names.empty())
@@ -156,9 +200,9 @@ void checkQuotas(const QuotaInput& in, std::vector<Violation>& violations,
                                    : text::oneLine(in.usage.unavailableReason, 160);
     if (in.policy.quotaUnavailable == policy::QuotaUnavailable::FailClosed) {
       violations.push_back({std::string(kQuotaUnavailableRule),
-                            std::string(in.subject) + " needs " + text::number(in.gpuEquivalents) +
-                                " GPU-equivalents but GPU quota " + text::quoted(q.name) +
-                                " could not be checked (" + reason +
+                            std::string(in.subject) + " needs " +
+                                gpuEquivalentsText(in.gpuEquivalents) + " but GPU quota " +
+                                text::quoted(q.name) + " could not be checked (" + reason +
                                 "): retry in a minute, and tell the platform team if it persists"});
     } else {
       warnings.push_back("GPU quota not checked: " + reason);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/decision.hpp"
+#include "engine/gpu_request.hpp"
 #include "engine/usage.hpp"
 #include "policy/label_selector.hpp"
 #include "policy/policy_set.hpp"
@@ -26,7 +27,12 @@ struct QuotaInput {
   const policy::WorkloadClass* cls;                          // null for unclassified pods
   double gpuEquivalents;                                     // what the pod adds, after the rewrite
   const std::map<std::string, int64_t, std::less<>>& units;  // per resource, after the rewrite
+  const PodGpu& gpu;                                         // per container, for class hints
+  bool isTemplate = false;
 };
+
+// "1 GPU-equivalent", "0.29 GPU-equivalents"
+std::string gpuEquivalentsText(double v);
 
 // Appends "quota" / "quota-unavailable" violations, or a warning when quotas cannot be
 // checked and the policy fails open.

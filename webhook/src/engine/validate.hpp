@@ -23,6 +23,9 @@ struct ValidationInput {
   std::string_view namespaceName;
   const policy::Labels& namespaceLabels;
   std::string_view rewriteTo;  // see gpuRewriteTarget()
+  // What selected the class, in words ("label serving.kserve.io/inferenceservice"); empty when
+  // unclassifiedGpuPods assigned it.
+  std::string_view matchedBy = {};
 };
 
 // class-not-allowed, missing-gpu-request, gpu-forbidden, max-per-container, max-per-pod,

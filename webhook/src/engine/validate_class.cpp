@@ -1,4 +1,6 @@
+#include "engine/class_hints.hpp"
 #include "engine/json_util.hpp"
+#include "engine/quota_check.hpp"
 #include "engine/text.hpp"
 #include "engine/validate.hpp"
 
@@ -23,15 +25,33 @@ std::vector<const GpuEntry*> entriesOf(const PodGpu& gpu, const ContainerGpu* on
   return out;
 }
 
+// " (label serving.kserve.io/inferenceservice)" or "" when the class was assigned.
+std::string matchedBy(const ValidationInput& in) {
+  return in.matchedBy.empty() ? std::string() : " (" + text::oneLine(in.matchedBy, 160) + ")";
+}
+
+// What the user changes to leave the class: "the label k=v", or whatever the rule tested.
+std::string selectorWord(const ValidationInput& in) {
+  if (in.matchedBy.empty()) return "the labels that select class " + in.cls.name;
+  const std::string rule = text::oneLine(in.matchedBy, 160);
+  if (rule.starts_with("label ") && rule.find(" and ") == std::string::npos) return "the " + rule;
+  return "what selects class " + in.cls.name + " (" + rule + ")";
+}
+
+std::string podWord(const ValidationInput& in) {
+  return in.pod.isTemplate ? "pod template" : "pod";
+}
+
 void checkNamespace(const ValidationInput& in, std::vector<Violation>& out) {
   if (!in.cls.allowedNamespaces ||
       in.cls.allowedNamespaces->matches(in.namespaceName, in.namespaceLabels))
     return;
-  out.push_back({"class-not-allowed", in.pod.subject + " matches GPU class " + in.cls.name +
-                                          ", which namespace " + text::quoted(in.namespaceName) +
-                                          " may not use: remove the labels that " +
-                                          "select class " + in.cls.name +
-                                          ", or ask the platform team to allow this namespace"});
+  out.push_back(
+      {"class-not-allowed",
+       in.pod.subject + " matches GPU class " + in.cls.name + matchedBy(in) + ", which namespace " +
+           text::quoted(in.namespaceName) + " may not use (class " + in.cls.name + " is for " +
+           describeNamespaces(*in.cls.allowedNamespaces) + "): run it there, " + "remove " +
+           selectorWord(in) + ", or ask the platform team to allow " + "this namespace"});
 }
 
 void checkRequestPresence(const ValidationInput& in, std::vector<Violation>& out) {
@@ -39,26 +59,33 @@ void checkRequestPresence(const ValidationInput& in, std::vector<Violation>& out
   if (request == policy::GpuRequest::Required && !in.gpu.hasGpu) {
     const std::string resource =
         in.cls.resolvedResource.empty() ? std::string(kWholeGpu) : in.cls.resolvedResource;
-    out.push_back({"missing-gpu-request",
-                   in.pod.subject + " is in GPU class " + in.cls.name +
-                       " but no container asks for a GPU: add resources.limits " + resource +
-                       ": 1 to the container that needs it, or remove the labels that select " +
-                       "class " + in.cls.name});
+    out.push_back(
+        {"missing-gpu-request", in.pod.subject + " is in GPU class " + in.cls.name + matchedBy(in) +
+                                    " but no container asks for a GPU: add resources.limits " +
+                                    resource + ": 1 to the container that needs it, or remove " +
+                                    selectorWord(in) + " if the " + podWord(in) + " needs no GPU"});
   }
   if (request != policy::GpuRequest::Forbidden || !in.gpu.hasGpu) return;
+  // A GPU class listed before this one wins when its label is set (first match wins).
+  const std::string labels =
+      gpuClassLabels({in.policy, in.namespaceName, in.namespaceLabels, &in.cls},
+                     [](const policy::WorkloadClass&) { return true; });
+  const std::string instead =
+      labels.empty() ? "ask the platform team for a GPU class"
+                     : "label the " + podWord(in) + " " + labels + " to use a GPU class";
   for (const auto& c : in.gpu.containers) {
     if (!c.wantsGpu()) continue;
     const auto entries = entriesOf(in.gpu, &c);
     out.push_back({"gpu-forbidden", in.pod.subject + " " + containerLabel(c) + " asks for " +
                                         std::to_string(c.units()) + " " + resourceWord(entries) +
-                                        " but class " + in.cls.name +
-                                        " does not allow GPUs: remove the GPU request, or use " +
-                                        "a GPU class"});
+                                        " but class " + in.cls.name + matchedBy(in) +
+                                        " does not allow GPUs: remove the GPU request, or " +
+                                        instead});
     return;
   }
   out.push_back({"gpu-forbidden", in.pod.subject + " claims devices (resourceClaims) but class " +
-                                      in.cls.name + " does not allow GPUs: remove the claim, " +
-                                      "or use a GPU class"});
+                                      in.cls.name + matchedBy(in) +
+                                      " does not allow GPUs: remove the claim, or " + instead});
 }
 
 void checkMaxPerContainer(const ValidationInput& in, std::vector<Violation>& out) {
@@ -92,11 +119,21 @@ void checkMaxPerPod(const ValidationInput& in, std::vector<Violation>& out) {
     }
   const std::string who = holders.size() == 1 ? " " + containerLabel(*holder)
                                               : " (containers " + text::join(holders) + ")";
-  out.push_back({"max-per-pod", in.pod.subject + who + " asks for " + std::to_string(total) + " " +
-                                    resourceWord(entriesOf(in.gpu, nullptr)) + " but class " +
-                                    in.cls.name + " allows at most " + std::to_string(max) +
-                                    " per pod: split the job across more pods or ask the " +
-                                    "platform team for a larger limit"});
+  // A class listed earlier that allows this many, and that a label selects (inference-large).
+  const std::string bigger =
+      gpuClassLabels({in.policy, in.namespaceName, in.namespaceLabels, &in.cls},
+                     [&](const policy::WorkloadClass& c) {
+                       return !c.gpus.maxPerPod || *c.gpus.maxPerPod >= total;
+                     });
+  out.push_back(
+      {"max-per-pod",
+       in.pod.subject + who + " asks for " + std::to_string(total) + " " +
+           resourceWord(entriesOf(in.gpu, nullptr)) + " but class " + in.cls.name +
+           " allows at most " + std::to_string(max) + " per pod: split the job across more pods" +
+           (bigger.empty() ? std::string(" ")
+                           : ", label the " + podWord(in) + " " + bigger +
+                                 " for a class that allows " + std::to_string(total) + ", ") +
+           "or ask the platform team for a larger limit"});
 }
 
 bool isSharedResource(std::string_view resource, const ValidationInput& in) {
@@ -109,6 +146,12 @@ bool isSharedResource(std::string_view resource, const ValidationInput& in) {
   return false;
 }
 
+std::string sharingWord(std::string_view resource, const ValidationInput& in) {
+  for (const auto* pool : in.pools)
+    if (pool->resource == resource && pool->sharing == policy::Sharing::Mps) return "MPS";
+  return "time-slicing";
+}
+
 void checkShared(const ValidationInput& in, std::vector<Violation>& out) {
   for (const auto& c : in.gpu.containers)
     for (const auto& e : c.gpus) {
@@ -118,9 +161,9 @@ void checkShared(const ValidationInput& in, std::vector<Violation>& out) {
       out.push_back({"shared-gpu-over-one",
                      in.pod.subject + " " + containerLabel(c) + " asks for " +
                          std::to_string(e.units()) + " " + std::string(e.resource) + " but class " +
-                         in.cls.name +
-                         " shares GPUs by time-slicing, where more than 1 unit adds no " +
-                         "compute or memory: request 1, or use a class with whole GPUs"});
+                         in.cls.name + " shares GPUs by " + sharingWord(resource, in) +
+                         ", where more than 1 unit adds no compute or memory: request 1, or use " +
+                         "a class with whole GPUs"});
     }
 }
 
@@ -149,6 +192,9 @@ void checkMigProfiles(const ValidationInput& in, std::vector<Violation>& out) {
 }
 
 void checkPriorityClass(const ValidationInput& in, std::vector<Violation>& out) {
+  // The class's priority tiers are about its GPUs: a CPU pod of an optional-GPU class (a CPU
+  // notebook) keeps whatever priority class it names.
+  if (!in.gpu.hasGpu) return;
   const std::string_view name = in.pod.specString("priorityClassName");
   if (name.empty() || in.cls.overridePriorityClass) return;
   if (in.cls.priorityClassName && *in.cls.priorityClassName == name) return;

@@ -151,12 +151,34 @@ TEST(Classify, UnclassifiedGpuPodDeniedByDefault) {
   EXPECT_EQ(d.denial->code, 403);
   EXPECT_EQ(d.denial->reason, "Forbidden");
   EXPECT_EQ(d.denial->message,
-            "pod \"trainer-0\" asks for a GPU but matches no GPU class of policy \"cluster\": "
-            "label it for one of the classes (training, inference, interactive) or ask the "
+            "pod \"trainer-0\" container \"pytorch\" asks for 1 nvidia.com/gpu but matches no GPU "
+            "class of policy \"cluster\": add the label "
+            "gpu-admission.io/class=<training|inference|interactive> to the pod, or ask the "
             "platform team which class fits");
   ASSERT_EQ(d.violations.size(), 1u);
   EXPECT_EQ(d.violations[0].rule, "unclassified-gpu-pod");
   EXPECT_TRUE(d.patch.empty());
+}
+
+// The way into a class is derived from the policy: only classes the namespace may use, and
+// a plain list of class names when no label alone selects any of them.
+TEST(Classify, UnclassifiedMessageSaysWhichLabelToAdd) {
+  auto p = makePolicy();
+  p.classes[1].allowedNamespaces = policy::NamespaceSelector{};
+  p.classes[1].allowedNamespaces->names = {"serving"};
+  p.classes[2].match.any = {labelRule("team", "x"), labelKeyRule("notebook-name")};
+  p.classes[2].match.any[0].labels["role"] = "notebook";
+  Decision d = decideText(gpuPod("{}", kOneGpu), p);
+  EXPECT_NE(d.denial->message.find(": add the label gpu-admission.io/class=training or "
+                                   "role=notebook,team=x to the pod, or ask the platform team"),
+            std::string::npos)
+      << d.denial->message;
+  for (auto& c : p.classes) c.match.any = {labelKeyRule("k-" + c.name)};
+  d = decideText(gpuPod("{}", kOneGpu), p);
+  EXPECT_NE(d.denial->message.find(": ask the platform team which of the classes (training, "
+                                   "inference, interactive) fits and how to select it"),
+            std::string::npos)
+      << d.denial->message;
 }
 
 TEST(Classify, UnclassifiedAllowAndAssign) {

@@ -90,16 +90,37 @@ TEST(MutationWarning, LongListsAreCut) {
   EXPECT_NE(run.decision.warnings[0].find("more)"), std::string::npos);
 }
 
-TEST(Mutation, ForbiddenClassPodWithoutGpuIsNotSteeredToPools) {
+// A CPU notebook carries the same labels as a GPU notebook: it is in the class, but the
+// class's GPU side effects (placement, priority tier, runtime class, deadline) are not for it.
+TEST(Mutation, CpuPodOfOptionalGpuClassGetsOnlyTheAnnotations) {
   auto p = makePolicy();
-  p.classes[0].gpus.request = policy::GpuRequest::Optional;
-  const Applied run = decideAndApply(gpuPod(kTraining, R"({"limits":{"cpu":"1"}})"), p);
-  ASSERT_TRUE(run.decision.allowed());
-  for (const auto& op : run.decision.patch) {
-    EXPECT_NE(op.path, "/spec/affinity");
-    EXPECT_NE(op.path, "/spec/tolerations");
-  }
-  EXPECT_EQ(at(run.patched, "/spec/priorityClassName"), R"("gpu-training")");
+  p.classes[2].gpus.request = policy::GpuRequest::Optional;  // interactive, maxRunSeconds 8 h
+  p.classes[2].priorityClassName = "gpu-interactive";
+  p.pools[2].runtimeClassName = "nvidia";
+  const std::string labels = R"({"notebook-name":"wb1"})";
+  const Applied cpu = decideAndApply(
+      gpuPod(labels, R"({"limits":{"cpu":"1"}})", R"("priorityClassName":"system-node-critical")"),
+      p);
+  ASSERT_TRUE(cpu.decision.allowed()) << cpu.decision.denial->message;
+  EXPECT_EQ(cpu.decision.className, "interactive");
+  EXPECT_TRUE(cpu.decision.changes.empty());
+  EXPECT_TRUE(cpu.decision.warnings.empty());
+  for (const auto& op : cpu.decision.patch)
+    EXPECT_EQ(op.path.rfind("/metadata/annotations", 0), 0u) << op.path;
+  EXPECT_EQ(at(cpu.patched, "/metadata/annotations/gpu-admission.io~1class"), R"("interactive")");
+  EXPECT_EQ(at(cpu.patched, "/spec/priorityClassName"), R"("system-node-critical")");
+  EXPECT_EQ(at(cpu.patched, "/spec/activeDeadlineSeconds"), "");
+  EXPECT_EQ(at(cpu.patched, "/spec/runtimeClassName"), "");
+  EXPECT_EQ(at(cpu.patched, "/spec/tolerations"), "");
+
+  // The same notebook with a time-slice gets all of them.
+  const Applied gpu =
+      decideAndApply(gpuPod(labels, R"({"limits":{"nvidia.com/gpu.shared":1}})"), p);
+  ASSERT_TRUE(gpu.decision.allowed());
+  EXPECT_EQ(at(gpu.patched, "/spec/priorityClassName"), R"("gpu-interactive")");
+  EXPECT_EQ(at(gpu.patched, "/spec/activeDeadlineSeconds"), "28800");
+  EXPECT_EQ(at(gpu.patched, "/spec/runtimeClassName"), R"("nvidia")");
+  EXPECT_NE(at(gpu.patched, "/spec/tolerations").find("nvidia.com/gpu"), std::string::npos);
 }
 
 }  // namespace

@@ -39,8 +39,8 @@ TEST(Quota, SharedTotalSumsEveryMatchingNamespace) {
   EXPECT_EQ(d.violations[0].rule, "quota");
   EXPECT_EQ(d.denial->message,
             "pod \"trainer-0\" needs 4 GPU-equivalents but quota \"vision\" (namespaces with "
-            "team=vision) allows 16 and 14 are in use: request at most 2, use a smaller class "
-            "(e.g. inference on MIG), or ask the platform team to raise quota \"vision\"");
+            "team=vision) allows 16 and 14 are in use: request at most 2 nvidia.com/gpu, or ask "
+            "the platform team to raise quota \"vision\"");
   EXPECT_DOUBLE_EQ(d.gpuEquivalents, 4);
 }
 
@@ -53,7 +53,7 @@ TEST(Quota, PerNamespaceCountsOnlyThisNamespace) {
   const Decision d = decideWith(trainingPod(3), p, visionUsage(10, 10));
   ASSERT_FALSE(d.allowed());
   EXPECT_NE(d.denial->message.find("quota \"vision\" (per namespace, namespaces with team=vision) "
-                                   "allows 12 and 10 are in use: request at most 2"),
+                                   "allows 12 and 10 are in use: request at most 2 nvidia.com/gpu"),
             std::string::npos);
 }
 
@@ -66,8 +66,7 @@ TEST(Quota, PerClass) {
   EXPECT_EQ(d.denial->message,
             "pod \"trainer-0\" needs 2 GPU-equivalents of class training but quota \"vision\" "
             "(namespaces with team=vision) allows 12 for class training and 11 are in use: request "
-            "at most 1, use a smaller class (e.g. inference on MIG), or ask the platform team to "
-            "raise quota \"vision\"");
+            "at most 1 nvidia.com/gpu, or ask the platform team to raise quota \"vision\"");
   // Another class is not limited by the training budget.
   const Decision other = decideWith(
       gpuPod(R"({"gpu-admission.io/class":"inference"})", R"({"limits":{"nvidia.com/gpu":2}})"), p,
@@ -89,9 +88,8 @@ TEST(Quota, PerResourceAfterRewrite) {
   ASSERT_FALSE(d.allowed());
   EXPECT_EQ(d.denial->message,
             "pod \"trainer-0\" needs 2 nvidia.com/mig-2g.20gb but quota \"mig\" (namespace "
-            "vision-a) allows 3 nvidia.com/mig-2g.20gb and 2 are in use: request at most 1, use a "
-            "smaller class (e.g. interactive on shared GPUs), or ask the platform team to raise "
-            "quota \"mig\"");
+            "vision-a) allows 3 nvidia.com/mig-2g.20gb and 2 are in use: request at most 1 "
+            "nvidia.com/mig-2g.20gb, or ask the platform team to raise quota \"mig\"");
   EXPECT_NEAR(d.gpuEquivalents, 4.0 / 7, 1e-12);
 }
 
@@ -105,8 +103,37 @@ TEST(Quota, FractionsPrintWithoutUselessDecimals) {
   ASSERT_FALSE(d.allowed());
   EXPECT_NE(d.denial->message.find("needs 0.29 GPU-equivalents"), std::string::npos)
       << d.denial->message;
-  EXPECT_NE(d.denial->message.find("allows 1 and 0.8 are in use: request at most 0.2,"),
-            std::string::npos);
+  // 0.2 left is less than one 2/7 slice.
+  EXPECT_NE(d.denial->message.find("allows 1 and 0.8 are in use: wait for running GPU pods to "
+                                   "finish,"),
+            std::string::npos)
+      << d.denial->message;
+}
+
+// Another class is suggested only when it is cheaper per unit, the namespace may use it, it
+// takes the pod as it is, the pod then fits, and a label selects it ahead of the pod's class.
+TEST(Quota, CheaperClassIsSuggestedOnlyWhenItWouldWork) {
+  auto p = makePolicy();
+  p.quotas[0].perClass.clear();
+  std::swap(p.classes[0], p.classes[2]);  // interactive (1/4 per unit) before training
+  const Decision one = decideWith(trainingPod(1), p, visionUsage(15.5, 0));
+  ASSERT_FALSE(one.allowed());
+  EXPECT_EQ(one.denial->message,
+            "pod \"trainer-0\" needs 1 GPU-equivalent but quota \"vision\" (namespaces with "
+            "team=vision) allows 16 and 15.5 are in use: wait for running GPU pods to finish, "
+            "label the pod gpu-admission.io/class=interactive to use class interactive, where it "
+            "needs 0.25 GPU-equivalents, or ask the platform team to raise quota \"vision\"");
+  // Two GPUs in one container are two time-slices: refused there, so not suggested.
+  const Decision two = decideWith(trainingPod(2), p, visionUsage(15.5, 0));
+  EXPECT_EQ(two.denial->message.find("interactive"), std::string::npos) << two.denial->message;
+  // Listed after training (the test policy's order), a label of it would not win: no advice.
+  const Decision after = decideWith(trainingPod(1), makePolicy(), visionUsage(15.5, 0));
+  EXPECT_EQ(after.denial->message.find("interactive"), std::string::npos);
+  // "1 is in use", not "1 are".
+  p.quotas[0].gpuEquivalents = 1.5;
+  EXPECT_NE(
+      decideWith(trainingPod(1), p, visionUsage(1, 0)).denial->message.find("and 1 is in use"),
+      std::string::npos);
 }
 
 TEST(Quota, NoRoomLeft) {
@@ -144,7 +171,7 @@ TEST(Quota, UnavailableFailClosedDeniesInEveryMode) {
   EXPECT_EQ(d.mode, policy::Mode::Warn);
   EXPECT_EQ(d.violations[0].rule, "quota-unavailable");
   EXPECT_EQ(d.denial->message,
-            "pod \"trainer-0\" needs 1 GPU-equivalents but GPU quota \"vision\" could not be "
+            "pod \"trainer-0\" needs 1 GPU-equivalent but GPU quota \"vision\" could not be "
             "checked (not synced yet): retry in a minute, and tell the platform team if it "
             "persists");
   // A pod without GPUs is not held up by quota state.

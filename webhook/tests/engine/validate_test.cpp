@@ -60,11 +60,34 @@ TEST(Validate, MaxPerContainer) {
                "pods, or ask the platform team for a larger limit");
 }
 
+TEST(Validate, MaxPerPodOffersAnEarlierClassThatAllowsMore) {
+  auto p = makePolicy();
+  policy::WorkloadClass large = p.classes[0];
+  large.name = "training-large";
+  large.match.any = {labelRule("gpu-admission.io/class", "training-large")};
+  large.gpus.maxPerPod = 16;
+  large.allowedNamespaces = policy::NamespaceSelector{};
+  large.allowedNamespaces->names = {"ml-research"};
+  p.classes.insert(p.classes.begin(), large);
+  const std::string pod = gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":12}})");
+  expectDenied(run(pod, p), "max-per-pod",
+               "pod \"trainer-0\" container \"pytorch\" asks for 12 nvidia.com/gpu but class "
+               "training allows at most 8 per pod: split the job across more pods, label the pod "
+               "gpu-admission.io/class=training-large for a class that allows 12, or ask the "
+               "platform team for a larger limit");
+  // Not offered where the namespace may not use it, nor when it is too small too.
+  EXPECT_EQ(run(pod, p, podContext("elsewhere", {})).denial->message.find("training-large"),
+            std::string::npos);
+  p.classes[0].gpus.maxPerPod = 10;
+  EXPECT_EQ(run(pod, p).denial->message.find("training-large"), std::string::npos);
+}
+
 TEST(Validate, MissingGpuRequest) {
   expectDenied(run(gpuPod(kTraining, R"({"limits":{"cpu":"2"}})")), "missing-gpu-request",
-               "pod \"trainer-0\" is in GPU class training but no container asks for a GPU: add "
-               "resources.limits nvidia.com/gpu: 1 to the container that needs it, or remove the "
-               "labels that select class training");
+               "pod \"trainer-0\" is in GPU class training (label gpu-admission.io/class=training) "
+               "but no container asks for a GPU: add resources.limits nvidia.com/gpu: 1 to the "
+               "container that needs it, or remove the label gpu-admission.io/class=training if "
+               "the pod needs no GPU");
 }
 
 TEST(Validate, GpuForbidden) {
@@ -72,9 +95,21 @@ TEST(Validate, GpuForbidden) {
       run(gpuPod(R"({"gpu-admission.io/class":"batch"})", R"({"limits":{"nvidia.com/gpu":1}})")),
       "gpu-forbidden",
       "pod \"trainer-0\" container \"pytorch\" asks for 1 nvidia.com/gpu but class batch "
-      "does not allow GPUs: remove the GPU request, or use a GPU class");
+      "(label gpu-admission.io/class=batch) does not allow GPUs: remove the GPU request, or "
+      "label the pod gpu-admission.io/class=<training|inference|interactive> to use a GPU class");
   EXPECT_TRUE(
       run(gpuPod(R"({"gpu-admission.io/class":"batch"})", R"({"limits":{"cpu":1}})")).allowed());
+  // Only GPU classes listed before batch can take the pod away from it (first match wins).
+  auto p = makePolicy();
+  std::swap(p.classes[1], p.classes[3]);  // training, batch, interactive, inference
+  const Decision d = run(gpuPod(R"({"spark-role":"executor","gpu-admission.io/class":"batch"})",
+                                R"({"limits":{"nvidia.com/gpu":1}})"),
+                         p);
+  ASSERT_FALSE(d.allowed());
+  EXPECT_NE(d.denial->message.find("or label the pod gpu-admission.io/class=training to use a GPU "
+                                   "class"),
+            std::string::npos)
+      << d.denial->message;
 }
 
 TEST(Validate, GpuPoolWithoutRequestByNodeSelectorAffinityAndToleration) {
@@ -161,9 +196,11 @@ TEST(Validate, ClassNotAllowedInNamespace) {
   const std::string pod =
       gpuPod(R"({"gpu-admission.io/class":"inference"})", R"({"limits":{"nvidia.com/gpu":1}})");
   expectDenied(run(pod, p, podContext("team-a", {})), "class-not-allowed",
-               "pod \"trainer-0\" matches GPU class inference, which namespace \"team-a\" may not "
-               "use: remove the labels that select class inference, or ask the platform team to "
-               "allow this namespace");
+               "pod \"trainer-0\" matches GPU class inference (label "
+               "gpu-admission.io/class=inference), which namespace \"team-a\" may not use (class "
+               "inference is for namespaces with serving=true): run it there, remove the label "
+               "gpu-admission.io/class=inference, or ask the platform team to allow this "
+               "namespace");
   EXPECT_TRUE(run(pod, p, podContext("serving", {{"serving", "true"}})).allowed());
 }
 
