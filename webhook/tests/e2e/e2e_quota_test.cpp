@@ -238,6 +238,11 @@ TEST_F(E2eQuotaTest, LiveUsageDecidesQuotasAndAFailClosedPolicyDeniesWhenTheApiI
   // The API comes back: quotas are live again (16 in use, the slice still does not fit).
   api_.setReachable(true);
   EXPECT_TRUE(eventually([this] { return admit(kOneMigSlice).rules == "quota"; }, 10s));
+
+  // A hot-reloaded policy with a bigger budget reaches the decisions and the ledger: 16 + 4 = 20.
+  writePolicyVersion(
+      std::regex_replace(kQuotaPolicy, std::regex("gpuEquivalents: 16"), "gpuEquivalents: 20"));
+  EXPECT_TRUE(eventually([this] { return admit(kFourH100).allowed; })) << server_->out();
 }
 
 TEST_F(E2eQuotaTest, FixedUsageFromKubectlJsonFiles) {
