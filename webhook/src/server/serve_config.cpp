@@ -256,8 +256,10 @@ std::string serveUsage() {
       "Serves /mutate, /validate, /admit, /healthz, /readyz and /metrics over TLS.\n"
       "Each flag can also be set by its environment variable; flags win.\n\n";
   for (const auto& s : settings()) {
-    out += "  " + s.flag + std::string(s.flag.size() < 18 ? 18 - s.flag.size() : 1, ' ') + s.help +
-           "\n" + std::string(20, ' ') + "env: " + s.env + "\n";
+    // A flag too long for the column gets its help on the next line.
+    const std::string pad =
+        s.flag.size() < 18 ? std::string(18 - s.flag.size(), ' ') : "\n" + std::string(20, ' ');
+    out += "  " + s.flag + pad + s.help + "\n" + std::string(20, ' ') + "env: " + s.env + "\n";
   }
   return out +
          "\nWithout --kubeconfig, --in-cluster or --usage-from, GPU usage is unknown and quota\n"
