@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "engine/json_util.hpp"
+#include "policy/loader.hpp"
 #include "test_support.hpp"
 
 namespace gpua::engine {
@@ -141,6 +142,55 @@ TEST_F(Corpus, KubeflowPodIsTrainingAndKeepsItsTolerations) {
   EXPECT_NE(tolerations.find("\"sku\""), std::string::npos);
   EXPECT_NE(tolerations.find("nvidia.com/gpu"), std::string::npos);
   EXPECT_EQ(at(run.patched, "/spec/runtimeClassName"), R"("nvidia")");
+}
+
+// The shipped policies/, loaded by the real loader, over every corpus pod in every rollout mode
+// the policy has (a dev namespace enforces, others warn): no crash, a patch that applies with
+// the apiserver's strictness, nothing more to do on a second pass, one-line messages.
+TEST_F(Corpus, ShippedPoliciesDecideEveryPodAndTheirPatchesApplyOnce) {
+  const policy::LoadResult loaded = policy::loadPolicyPaths({GPUA_POLICIES_DIR});
+  ASSERT_TRUE(loaded.ok()) << (loaded.errors.empty() ? "" : loaded.errors[0].format());
+  const policy::PolicySet& shipped = *loaded.policy;
+  const policy::Labels dev{{"env", "dev"}, {"team", "vision"}};
+  const policy::Labels serving{{"gpu-admission.io/serving", "true"}};
+  int count = 0;
+  int mutated = 0;
+  for (const auto& entry : fs::directory_iterator(corpusDir())) {
+    if (entry.path().extension() != ".json") continue;
+    SCOPED_TRACE(entry.path().filename().string());
+    const std::string text = readFile(entry.path());
+    for (const auto& ctx : {podContext("ml-dev", dev), podContext("serving", serving)}) {
+      const Applied run = decideAndApply(text, shipped, ctx);
+      EXPECT_NE(run.decision.outcome, Decision::Outcome::NotApplicable);
+      if (!run.decision.allowed()) {
+        EXPECT_TRUE(run.decision.patch.empty());
+        EXPECT_EQ(run.decision.denial->message.find('\n'), std::string::npos);
+      }
+      if (!run.decision.patch.empty()) ++mutated;
+    }
+    ++count;
+  }
+  EXPECT_GE(count, 20);
+  EXPECT_GT(mutated, 0);  // the run exercised the patch path, not only denials
+}
+
+TEST_F(Corpus, ShippedPoliciesPlaceLabelledCorpusPods) {
+  const policy::LoadResult loaded = policy::loadPolicyPaths({GPUA_POLICIES_DIR});
+  ASSERT_TRUE(loaded.ok());
+  // The KServe predictor as KServe creates it: with its inferenceservice label.
+  rapidjson::Document pod = parse(corpusPod("33-kserve-isvc-hf-llama-predictor.json"));
+  rapidjson::Value& metadata = pod["metadata"];
+  rapidjson::Value labels(rapidjson::kObjectType);
+  labels.AddMember("serving.kserve.io/inferenceservice", "llama", pod.GetAllocator());
+  metadata.AddMember("labels", labels, pod.GetAllocator());
+  const Applied run = decideAndApply(toJson(pod), *loaded.policy,
+                                     podContext("serving", {{"gpu-admission.io/serving", "true"}}));
+  ASSERT_TRUE(run.decision.allowed()) << run.decision.denial->message;
+  EXPECT_EQ(run.decision.className, "inference");
+  EXPECT_EQ(at(run.patched, "/spec/containers/0/resources/limits/nvidia.com~1mig-2g.20gb"),
+            R"("1")");
+  EXPECT_EQ(at(run.patched, "/spec/nodeSelector/node.kubernetes.io~1instance-type"),
+            R"("g5.8xlarge")");
 }
 
 }  // namespace
