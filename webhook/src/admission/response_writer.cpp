@@ -1,5 +1,6 @@
 #include "admission/response_writer.hpp"
 
+#include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
 #include "admission/audit_annotations.hpp"
@@ -12,15 +13,10 @@ namespace gpua::admission {
 
 namespace {
 
-// rapidjson output stream appending to a std::string we reserved up front.
-struct StringSink {
-  using Ch = char;
-  std::string& out;
-  void Put(char c) { out.push_back(c); }
-  void Flush() {}
-};
-
-using JsonWriter = rapidjson::Writer<StringSink>;
+// rapidjson's own buffer: the Writer reserves once per token and then stores characters
+// without a capacity check each (a std::string sink pays a push_back per character). One per
+// thread, so it keeps its capacity across requests.
+using JsonWriter = rapidjson::Writer<rapidjson::StringBuffer>;
 
 void key(JsonWriter& w, std::string_view k) {
   w.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()));
@@ -52,7 +48,8 @@ void writePatch(JsonWriter& w, const engine::Patch& patch) {
   key(w, "patch");
   // Base64 has no characters JSON must escape: append it directly between quotes, saving a
   // copy of a patch that may be many kilobytes. RawValue keeps the writer's state consistent.
-  std::string encoded = "\"";
+  thread_local std::string encoded;  // keeps its capacity across requests
+  encoded.assign(1, '"');
   base64Append(encoded, engine::serializePatch(patch));
   encoded.push_back('"');
   w.RawValue(encoded.data(), encoded.size(), rapidjson::kStringType);
@@ -99,10 +96,9 @@ std::vector<std::string> warningsFor(const engine::Decision& d, Endpoint endpoin
 
 std::string writeResponse(std::string_view uid, const engine::Decision* decision,
                           Endpoint endpoint) {
-  std::string out;
-  out.reserve(256 + (decision != nullptr ? decision->patch.size() * 160 : 0));
-  StringSink sink{out};
-  JsonWriter w(sink);
+  thread_local rapidjson::StringBuffer buffer;
+  buffer.Clear();
+  JsonWriter w(buffer);
   w.StartObject();
   key(w, "apiVersion");
   string(w, "admission.k8s.io/v1");
@@ -122,7 +118,7 @@ std::string writeResponse(std::string_view uid, const engine::Decision* decision
   }
   w.EndObject();
   w.EndObject();
-  return out;
+  return std::string(buffer.GetString(), buffer.GetSize());
 }
 
 }  // namespace gpua::admission

@@ -17,6 +17,7 @@ alignas(16) thread_local char tArena[kArenaBytes];
 
 // Room for the SIMD slack the parser wants (see depth_limited_parse.hpp): one allocation.
 constexpr std::size_t kSimdPadding = 32;
+constexpr std::size_t kKeepBufferBytes = 256 * 1024;
 
 ReviewResult& fail(ReviewResult& r, int status, RequestError e) {
   r.httpStatus = status;
@@ -52,7 +53,10 @@ ReviewResult review(std::string_view requestBody, Endpoint endpoint,
                     const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
                     DecideFn decide) {
   ReviewResult r;
-  std::string buffer;
+  // Per thread like the arena: it keeps its capacity, so the copy allocates nothing once warm.
+  // A rare huge request must not pin its size per thread: such a buffer is dropped next time.
+  thread_local std::string buffer;
+  if (buffer.capacity() > kKeepBufferBytes) std::string().swap(buffer);
   buffer.reserve(requestBody.size() + kSimdPadding);
   buffer.assign(requestBody);
   // The allocator is declared before the document: the document's values live in it.

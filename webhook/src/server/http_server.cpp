@@ -214,20 +214,20 @@ class Session : public std::enable_shared_from_this<Session> {
       if (env_->events.handlerError) env_->events.handlerError(req, e.what());
       res = HttpResponse::text(500, "internal error", "internal-error");
     }
-    write(res, keepAlive && !stopping(), false);
+    write(std::move(res), keepAlive && !stopping(), false);
   }
 
   void reject(int status, std::string message) {
     write(HttpResponse::text(status, std::move(message)), false, true);
   }
 
-  void write(const HttpResponse& r, bool keepAlive, bool drainAfter) {
+  void write(HttpResponse r, bool keepAlive, bool drainAfter) {
     res_.emplace();
     res_->result(static_cast<unsigned>(r.status));
     res_->version(11);
     res_->set(http::field::content_type, r.contentType);
     for (const auto& [k, v] : r.headers) res_->set(k, v);
-    res_->body() = r.body;
+    res_->body() = std::move(r.body);  // no copy of a response that may be kilobytes
     res_->keep_alive(keepAlive);
     res_->prepare_payload();
     expiresAfter(env_->options.bodyTimeout);

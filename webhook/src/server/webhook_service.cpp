@@ -102,15 +102,17 @@ HttpResponse WebhookService::admit(const HttpRequest& request, admission::Endpoi
   const auto policy = deps_.policy->get();
   if (!policy) return HttpResponse::text(503, "no policy loaded", "no-policy");
   const auto usage = usageSnapshot();
-  const auto result = admission::review(request.body, endpoint, *policy, *usage, deps_.decide);
+  auto result = admission::review(request.body, endpoint, *policy, *usage, deps_.decide);
   record(request, result, *policy, *usage, pathLabel(endpoint));
 
+  // The body moves on to the response (record() is done with it): a typical response is
+  // kilobytes of base64 patch.
+  if (result.httpStatus != 200)
+    return HttpResponse::text(result.httpStatus, std::move(result.body),
+                              std::move(result.errorKind));
   HttpResponse response;
   response.status = result.httpStatus;
-  response.body = result.body;
-  if (result.httpStatus != 200) {
-    response = HttpResponse::text(result.httpStatus, result.body, result.errorKind);
-  }
+  response.body = std::move(result.body);
   return response;
 }
 

@@ -62,29 +62,89 @@ void LogField::appendTo(std::string& out) const {
   std::visit(ValueWriter{out}, value_);
 }
 
+void JsonLogger::appendLine(std::string& out, std::chrono::system_clock::time_point time,
+                            LogLevel level, std::string_view message,
+                            std::span<const LogField> fields) {
+  out += "{\"time\":\"";
+  appendRfc3339Micros(out, time);
+  out += "\",\"level\":\"";
+  out += logLevelName(level);
+  out += "\",\"msg\":";
+  appendJsonString(out, message);
+  for (const auto& f : fields) f.appendTo(out);
+  out += "}\n";
+}
+
 std::string JsonLogger::formatLine(std::chrono::system_clock::time_point time, LogLevel level,
                                    std::string_view message, std::span<const LogField> fields) {
   std::string line;
   line.reserve(128 + message.size() + fields.size() * 32);
-  line += "{\"time\":\"";
-  line += formatRfc3339Micros(time);
-  line += "\",\"level\":\"";
-  line += logLevelName(level);
-  line += "\",\"msg\":";
-  appendJsonString(line, message);
-  for (const auto& f : fields) f.appendTo(line);
-  line += "}\n";
+  appendLine(line, time, level, message, fields);
   return line;
+}
+
+JsonLogger::JsonLogger(std::FILE* out, LogLevel minLevel, LogBuffering buffering)
+    : out_(out), minLevel_(minLevel), buffering_(buffering) {
+  if (buffering_.maxBytes > 0 && out_ != nullptr) {
+    pending_.reserve(buffering_.maxBytes + 4096);
+    flusher_ = std::thread([this] { flushLoop(); });
+  }
+}
+
+JsonLogger::~JsonLogger() {
+  if (flusher_.joinable()) {
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    wake_.notify_all();
+    flusher_.join();
+  }
+  flush();  // never lose buffered lines on a normal exit
 }
 
 void JsonLogger::log(LogLevel level, std::string_view message,
                      std::initializer_list<LogField> fields) {
   if (!enabled(level) || out_ == nullptr) return;
-  const std::string line = formatLine(std::chrono::system_clock::now(), level, message,
-                                      std::span<const LogField>(fields.begin(), fields.size()));
+  thread_local std::string line;  // keeps its capacity: no allocation per line once warm
+  line.clear();
+  appendLine(line, std::chrono::system_clock::now(), level, message,
+             std::span<const LogField>(fields.begin(), fields.size()));
   std::lock_guard lock(mutex_);
-  std::fwrite(line.data(), 1, line.size(), out_);
-  std::fflush(out_);  // a crash must not eat the last lines; stdout to a pipe is block-buffered
+  if (buffering_.maxBytes == 0) {
+    writeLocked(line);  // a crash must not eat the last lines; stdout to a pipe is block-buffered
+    return;
+  }
+  pending_ += line;
+  // Warnings and errors are rare and are what an operator looks for after a crash.
+  if (pending_.size() >= buffering_.maxBytes || level >= LogLevel::Warn) {
+    writeLocked(pending_);
+    pending_.clear();
+  }
+}
+
+void JsonLogger::flush() {
+  if (out_ == nullptr) return;
+  std::lock_guard lock(mutex_);
+  if (pending_.empty()) return;
+  writeLocked(pending_);
+  pending_.clear();
+}
+
+void JsonLogger::writeLocked(std::string_view data) {
+  std::fwrite(data.data(), 1, data.size(), out_);
+  std::fflush(out_);
+}
+
+void JsonLogger::flushLoop() {
+  std::unique_lock lock(mutex_);
+  while (!stop_) {
+    wake_.wait_for(lock, buffering_.interval);
+    if (!pending_.empty()) {
+      writeLocked(pending_);
+      pending_.clear();
+    }
+  }
 }
 
 }  // namespace gpua::telemetry

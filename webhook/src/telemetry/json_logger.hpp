@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <concepts>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
@@ -14,6 +15,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <variant>
 #include <vector>
 
@@ -55,15 +57,28 @@ class LogField {
       value_;
 };
 
+// How the logger hands lines to the file. The default writes and flushes every line (a crash
+// loses nothing, a reader sees a line as soon as log() returns). Buffered: lines collect in
+// memory and are written in one call when `maxBytes` is reached, every `interval` (a
+// background thread), for every warn or error line, on flush() and on destruction: one
+// system call for many lines under load, at most `interval` of info lines at risk on a crash.
+struct LogBuffering {
+  std::size_t maxBytes = 0;  // 0: write and flush each line
+  std::chrono::milliseconds interval{50};
+};
+
 class JsonLogger {
  public:
-  explicit JsonLogger(std::FILE* out = stdout, LogLevel minLevel = LogLevel::Info)
-      : out_(out), minLevel_(minLevel) {}
+  explicit JsonLogger(std::FILE* out = stdout, LogLevel minLevel = LogLevel::Info,
+                      LogBuffering buffering = {});
+  ~JsonLogger();
+  JsonLogger(const JsonLogger&) = delete;
+  JsonLogger& operator=(const JsonLogger&) = delete;
 
   bool enabled(LogLevel level) const { return level >= minLevel_; }
 
-  // Formats outside the lock, then writes and flushes the line under it: lines from several
-  // threads never interleave.
+  // Formats outside the lock (into a per-thread buffer, no allocation once warm), then appends
+  // the line under it: lines from several threads never interleave.
   void log(LogLevel level, std::string_view message, std::initializer_list<LogField> fields = {});
   void debug(std::string_view m, std::initializer_list<LogField> f = {}) {
     log(LogLevel::Debug, m, f);
@@ -78,14 +93,29 @@ class JsonLogger {
     log(LogLevel::Error, m, f);
   }
 
+  // Writes buffered lines and flushes the file (a no-op when nothing is pending).
+  void flush();
+
   // The line log() writes, newline included (public for tests and for callers that batch).
   static std::string formatLine(std::chrono::system_clock::time_point time, LogLevel level,
                                 std::string_view message, std::span<const LogField> fields);
+  // The same line, appended to `out`.
+  static void appendLine(std::string& out, std::chrono::system_clock::time_point time,
+                         LogLevel level, std::string_view message,
+                         std::span<const LogField> fields);
 
  private:
+  void writeLocked(std::string_view data);  // caller holds mutex_
+  void flushLoop();
+
   std::FILE* out_;
   LogLevel minLevel_;
+  LogBuffering buffering_;
   std::mutex mutex_;
+  std::string pending_;  // buffered lines, guarded by mutex_
+  std::condition_variable wake_;
+  bool stop_ = false;
+  std::thread flusher_;  // only when buffered
 };
 
 }  // namespace gpua::telemetry

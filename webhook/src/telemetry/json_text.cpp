@@ -71,11 +71,24 @@ void appendEscapedAscii(std::string& out, char c) {
   }
 }
 
+bool plainAscii(char c) {
+  const auto u = static_cast<unsigned char>(c);
+  return u >= 0x20 && u < 0x7f && c != '"' && c != '\\';
+}
+
 }  // namespace
 
 void appendJsonString(std::string& out, std::string_view text) {
   out.push_back('"');
   for (std::size_t i = 0; i < text.size();) {
+    // Names, uids and labels are plain ASCII: copy the whole run in one append.
+    std::size_t run = i;
+    while (run < text.size() && plainAscii(text[run])) ++run;
+    if (run > i) {
+      out.append(text.data() + i, run - i);
+      i = run;
+      continue;
+    }
     const std::size_t len = validSequence(text, i);
     if (len == 0) {
       out += kReplacement;
@@ -90,19 +103,34 @@ void appendJsonString(std::string& out, std::string_view text) {
   out.push_back('"');
 }
 
-std::string formatRfc3339Micros(std::chrono::system_clock::time_point t) {
+void appendRfc3339Micros(std::string& out, std::chrono::system_clock::time_point t) {
   using namespace std::chrono;
   const auto us = duration_cast<microseconds>(t.time_since_epoch()).count();
   // Floor division so times before 1970 still get a positive fraction.
   std::time_t secs = static_cast<std::time_t>(us / 1'000'000);
   long long frac = us % 1'000'000;
   if (frac < 0) frac += 1'000'000, --secs;
-  std::tm tm{};
-  gmtime_r(&secs, &tm);
-  char buf[96];  // room for any int the compiler thinks tm may hold
-  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%06lldZ", tm.tm_year + 1900,
-                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, frac);
-  return buf;
+  thread_local std::time_t cachedSecs = -1;
+  thread_local char cachedPrefix[96];  // "YYYY-MM-DDTHH:MM:SS", room for any int tm may hold
+  thread_local int cachedLen = 0;
+  if (secs != cachedSecs || cachedLen <= 0) {
+    std::tm tm{};
+    gmtime_r(&secs, &tm);
+    cachedLen = std::snprintf(cachedPrefix, sizeof cachedPrefix, "%04d-%02d-%02dT%02d:%02d:%02d",
+                              tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min,
+                              tm.tm_sec);
+    cachedSecs = secs;
+  }
+  out.append(cachedPrefix, static_cast<std::size_t>(cachedLen));
+  char digits[8] = {'.', '0', '0', '0', '0', '0', '0', 'Z'};
+  for (int i = 6; i >= 1; --i, frac /= 10) digits[i] = static_cast<char>('0' + frac % 10);
+  out.append(digits, sizeof digits);
+}
+
+std::string formatRfc3339Micros(std::chrono::system_clock::time_point t) {
+  std::string out;
+  appendRfc3339Micros(out, t);
+  return out;
 }
 
 }  // namespace gpua::telemetry

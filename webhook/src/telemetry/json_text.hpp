@@ -14,4 +14,8 @@ void appendJsonString(std::string& out, std::string_view text);
 // "2026-11-30T09:34:38.123456Z": RFC 3339, UTC, microseconds.
 std::string formatRfc3339Micros(std::chrono::system_clock::time_point t);
 
+// The same, appended to `out`. Remembers the last second formatted on this thread, so a busy
+// logger formats the date once per second and only the microseconds per line.
+void appendRfc3339Micros(std::string& out, std::chrono::system_clock::time_point t);
+
 }  // namespace gpua::telemetry
