@@ -26,14 +26,16 @@ ReviewResult& fail(ReviewResult& r, int status, RequestError e) {
   return r;
 }
 
-void recordFacts(ReviewResult& r, const AdmissionRequest& req) {
-  r.uid = req.uid;
-  r.namespaceName = req.context.namespaceName;
-  r.name = req.name;
-  r.kind = req.kind;
-  r.group = req.group;
-  r.operation = req.operation;
-  r.userName = req.context.userName;
+// Moves: the request is done with once the response is written (uid and names are often
+// longer than the short-string buffer, so copies would allocate).
+void recordFacts(ReviewResult& r, AdmissionRequest&& req) {
+  r.uid = std::move(req.uid);
+  r.namespaceName = std::move(req.context.namespaceName);
+  r.name = std::move(req.name);
+  r.kind = std::move(req.kind);
+  r.group = std::move(req.group);
+  r.operation = std::move(req.operation);
+  r.userName = std::move(req.context.userName);
   r.dryRun = req.context.dryRun;
 }
 
@@ -66,19 +68,24 @@ ReviewResult review(std::string_view requestBody, Endpoint endpoint,
 
   auto parsed = readAdmissionRequest(doc, usage);
   if (auto* e = std::get_if<RequestError>(&parsed)) return fail(r, 400, std::move(*e));
-  const auto& req = std::get<AdmissionRequest>(parsed);
-  recordFacts(r, req);
+  auto& req = std::get<AdmissionRequest>(parsed);
 
   if (routesToEngine(req, policy)) {
+    std::optional<RequestError> failure;
     try {
       r.decision = decide(*req.object, req.context, policy, usage);
     } catch (const std::exception& e) {
-      return fail(r, 500, internalError(req.uid, e.what()));
+      failure = internalError(req.uid, e.what());
     } catch (...) {
-      return fail(r, 500, internalError(req.uid, "unknown exception"));
+      failure = internalError(req.uid, "unknown exception");
+    }
+    if (failure) {
+      recordFacts(r, std::move(req));
+      return fail(r, 500, std::move(*failure));
     }
   }
   r.body = writeResponse(req.uid, r.decision ? &*r.decision : nullptr, endpoint);
+  recordFacts(r, std::move(req));
   return r;
 }
 

@@ -12,10 +12,14 @@ namespace gpua::server {
 
 namespace {
 
-std::string lower(std::string_view s) {
-  std::string out(s);
-  for (auto& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
+// Case-insensitive ASCII equality, without building a lowered copy per request.
+bool equalsIgnoreCase(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i])))
+      return false;
+  return true;
 }
 
 std::string_view trim(std::string_view s) {
@@ -64,7 +68,7 @@ std::string_view quotaFallback(const engine::Decision& decision, const policy::P
 
 bool isJsonContentType(std::string_view contentType) {
   const auto semi = contentType.find(';');
-  return lower(trim(contentType.substr(0, semi))) == "application/json";
+  return equalsIgnoreCase(trim(contentType.substr(0, semi)), "application/json");
 }
 
 WebhookService::WebhookService(WebhookDeps deps)
