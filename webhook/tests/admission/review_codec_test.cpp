@@ -251,7 +251,7 @@ TEST_F(ReviewCodec, SubresourceCreatesPassThrough) {
 TEST_F(ReviewCodec, TemplateKindsFromThePolicyReachTheEngine) {
   policy::PolicySet p;
   p.templateKinds.push_back(
-      {"kubeflow.org", "PyTorchJob", {"spec.pytorchReplicaSpecs.*.template"}});
+      {"kubeflow.org", "PyTorchJob", {"spec.pytorchReplicaSpecs.*.template"}, {}, {}});
   RequestSpec s;
   s.group = "kubeflow.org";
   s.kind = "PyTorchJob";
