@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <thread>
 
@@ -97,6 +98,89 @@ TEST(JsonLogger, WritesWholeLinesFromManyThreadsAndFiltersLevels) {
   EXPECT_EQ(lines, 4u * 500u + 1u);
   EXPECT_EQ(all.find("hidden"), std::string::npos);
   EXPECT_NE(all.find(R"("level":"error","msg":"done","ok":false})"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpua::telemetry
+
+namespace gpua::telemetry {
+namespace {
+
+std::string readAll(std::FILE* f) {
+  std::fflush(f);
+  std::rewind(f);
+  std::string all;
+  char buf[65536];
+  while (std::size_t n = std::fread(buf, 1, sizeof buf, f)) all.append(buf, n);
+  return all;
+}
+
+std::size_t countLines(const std::string& s) {
+  return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+TEST(JsonLoggerBuffered, HoldsInfoLinesUntilSizeFlushOrDestructionAndLosesNone) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    // A long interval, so only size, flush() and destruction can write here.
+    JsonLogger log(f, LogLevel::Info, {4096, std::chrono::hours(1)});
+    log.info("first", {{"i", 1}});
+    EXPECT_EQ(readAll(f), "") << "an info line is buffered";
+    log.flush();
+    EXPECT_EQ(countLines(readAll(f)), 1u);
+    const std::string payload(300, 'p');
+    for (int i = 0; i < 20; ++i) log.info("bulk", {{"payload", payload}});  // > 4096 bytes
+    const auto afterBulk = countLines(readAll(f));
+    EXPECT_GT(afterBulk, 1u) << "passing maxBytes writes the buffer";
+    EXPECT_LT(afterBulk, 21u) << "lines after the size flush stay buffered";
+    log.info("last before exit");
+  }
+  const std::string all = readAll(f);
+  std::fclose(f);
+  EXPECT_EQ(countLines(all), 22u) << "destruction writes every buffered line";
+  EXPECT_NE(all.find("\"msg\":\"last before exit\"}\n"), std::string::npos);
+}
+
+TEST(JsonLoggerBuffered, WarningsAndErrorsAreWrittenAtOnceWithWhatPrecedesThem) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    JsonLogger log(f, LogLevel::Info, {1 << 20, std::chrono::hours(1)});
+    log.info("decision");
+    log.warn("trouble");
+    const std::string all = readAll(f);
+    EXPECT_EQ(countLines(all), 2u);
+    EXPECT_LT(all.find("decision"), all.find("trouble")) << "order is kept";
+  }
+  std::fclose(f);
+}
+
+TEST(JsonLoggerBuffered, TheTimerWritesAnIdleBuffer) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    JsonLogger log(f, LogLevel::Info, {1 << 20, std::chrono::milliseconds(10)});
+    log.info("idle");
+    std::string all;
+    for (int i = 0; i < 200 && all.empty(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      all = readAll(f);
+    }
+    EXPECT_EQ(countLines(all), 1u);
+  }
+  std::fclose(f);
+}
+
+TEST(JsonText, AppendRfc3339MicrosMatchesFormatAcrossSecondsAndPadsMicros) {
+  const auto base = system_clock::time_point(seconds(1'764'495'278));  // 2025-11-30T09:34:38Z
+  std::string out;
+  appendRfc3339Micros(out, base + microseconds(42));
+  EXPECT_EQ(out, "2025-11-30T09:34:38.000042Z");
+  out.clear();
+  appendRfc3339Micros(out, base + seconds(1) + microseconds(999'999));  // next second: new date
+  EXPECT_EQ(out, "2025-11-30T09:34:39.999999Z");
+  EXPECT_EQ(formatRfc3339Micros(base - microseconds(1)), "2025-11-30T09:34:37.999999Z");
 }
 
 }  // namespace
