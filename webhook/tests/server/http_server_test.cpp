@@ -125,7 +125,7 @@ TEST_F(HttpServerTest, NeverNegotiatesH2) {
 TEST_F(HttpServerTest, Tls12UsesAnEcdheAeadSuite) {
   start();
   ClientOptions o;
-  o.method = boost::asio::ssl::context::tlsv12_client;
+  o.tlsVersion = gpua::testing::ClientTlsVersion::Tls12Only;
   auto c = client(o);
   EXPECT_EQ(c.protocolVersion(), "TLSv1.2");
   EXPECT_EQ(c.request("GET", "/healthz").status, 200);
