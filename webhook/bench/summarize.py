@@ -35,6 +35,7 @@ def main(d):
     eng = load_bench(os.path.join(d, "engine.json"))
     led = load_bench(os.path.join(d, "ledger.json"))
     pol = load_bench(os.path.join(d, "policy.json"))
+    svc = load_bench(os.path.join(d, "service.json"))
     load = load_results(os.path.join(d, "load.txt"))
     rows = []  # (target, measured, met)
 
@@ -52,6 +53,15 @@ def main(d):
         if p and r:
             rows.append(("typical review <= 2.5 x RapidJSON parse", f"{r / p:.2f}x ({r:.1f} / {p:.1f} µs)", r / p <= 2.5))
             rows.append(("typical review < 30 µs", f"{r:.1f} µs", r < 30))
+    if svc:
+        h = svc.get("BM_MutateHandler/typical", {}).get("us")
+        r = eng.get("BM_Review/typical_shipped", {}).get("us") if eng else None
+        log = svc.get("BM_DecisionLogLine", {}).get("us", 0)
+        met = svc.get("BM_RequestMetrics", {}).get("us", 0)
+        if h:
+            around = f" ({h - r:.2f} µs around the review)" if r else ""
+            print(f"\nWebhook handler, typical pod: {h:.2f} µs{around}; decision log line {log:.2f} µs;"
+                  f" request metrics {met:.2f} µs")
     if led:
         ing = led.get("BM_LedgerIngestParseAndApply", {})
         app = led.get("BM_LedgerIngestApplyOnly", {})
