@@ -7,6 +7,7 @@
 #include "cli/support_document.hpp"
 #include "cli/support_json_diff.hpp"
 #include "cli/support_review.hpp"
+#include "text/ascii.hpp"
 
 namespace gpua::cli {
 namespace {
@@ -23,12 +24,7 @@ std::string joined(const std::vector<std::string>& items) {
   return out + "]";
 }
 
-bool equalsIgnoreCase(const std::string& a, const std::string& b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
+using text::equalsIgnoreCase;
 
 class Checker {
  public:

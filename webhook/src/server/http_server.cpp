@@ -15,6 +15,8 @@
 #include <optional>
 #include <unordered_map>
 
+#include "text/ascii.hpp"
+
 namespace gpua::server {
 
 namespace net = boost::asio;
@@ -55,14 +57,7 @@ struct SessionEnv {
 constexpr std::chrono::seconds kDrainTime{2};
 constexpr std::size_t kDrainMaxBytes = 64u << 20;
 
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
+using text::equalsIgnoreCase;
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
@@ -146,7 +141,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // Clients such as curl send "Expect: 100-continue" for large bodies and wait for it.
   void maybeContinue() {
     const auto expect = parser_->get()[http::field::expect];
-    if (!iequals(expect, "100-continue")) return readBody();
+    if (!equalsIgnoreCase(expect, "100-continue")) return readBody();
     continue_.emplace(http::status::continue_, parser_->get().version());
     expiresAfter(env_->options.bodyTimeout);
     http::async_write(stream_, *continue_, [self = shared_from_this()](error_code ec, std::size_t) {

@@ -7,20 +7,13 @@
 #include "engine/decide.hpp"
 #include "engine/quota_check.hpp"
 #include "telemetry/exposition.hpp"
+#include "text/ascii.hpp"
 
 namespace gpua::server {
 
 namespace {
 
-// Case-insensitive ASCII equality, without building a lowered copy per request.
-bool equalsIgnoreCase(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
-  return true;
-}
+using text::equalsIgnoreCase;
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);

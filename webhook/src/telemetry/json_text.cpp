@@ -4,36 +4,18 @@
 #include <cstdio>
 #include <ctime>
 
+#include "text/utf8.hpp"
+
 namespace gpua::telemetry {
 
 namespace {
 
 constexpr std::string_view kReplacement = "\xEF\xBF\xBD";  // U+FFFD
 
-// Length of the valid UTF-8 sequence starting at text[i]; 0 when invalid (overlong forms,
-// surrogates and code points above U+10FFFF included).
+// Length of the valid UTF-8 sequence starting at text[i]; 0 when invalid.
 std::size_t validSequence(std::string_view text, std::size_t i) {
-  const auto byte = [&](std::size_t k) { return static_cast<unsigned char>(text[i + k]); };
-  const unsigned char c = byte(0);
-  std::size_t len;
-  uint32_t cp, min;
-  if (c < 0x80) return 1;
-  if ((c & 0xE0) == 0xC0) {
-    len = 2, cp = c & 0x1F, min = 0x80;
-  } else if ((c & 0xF0) == 0xE0) {
-    len = 3, cp = c & 0x0F, min = 0x800;
-  } else if ((c & 0xF8) == 0xF0) {
-    len = 4, cp = c & 0x07, min = 0x10000;
-  } else {
-    return 0;
-  }
-  if (i + len > text.size()) return 0;
-  for (std::size_t k = 1; k < len; ++k) {
-    if ((byte(k) & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (byte(k) & 0x3F);
-  }
-  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
-  return len;
+  uint32_t cp = 0;
+  return text::utf8Sequence(text, i, cp);
 }
 
 void appendEscapedAscii(std::string& out, char c) {
