@@ -6,6 +6,7 @@
 
 #include "cli/command_registry.hpp"
 #include "cli/support_args.hpp"
+#include "cli/support_command.hpp"
 #include "cli/support_context.hpp"
 #include "cli/support_document.hpp"
 #include "cli/support_report.hpp"
@@ -87,20 +88,7 @@ int runReviewCommand(int argc, char** argv) {
              {"-p", "--policies"},
              {"-o", "--output"},
              {"-h", "--help"}});
-  try {
-    args.parse(argc, argv);
-    if (args.has("--help")) {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    return review(args);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "gpu-admission review: %s\n\n%s", e.what(), kUsage);
-    return 2;
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "gpu-admission review: error: %s\n", e.what());
-    return 2;
-  }
+  return runParsedCommand("review", kUsage, args, argc, argv, &review);
 }
 
 const CommandRegistrar kReview{

@@ -12,6 +12,7 @@
 #include "cli/support_args.hpp"
 #include "cli/support_case.hpp"
 #include "cli/support_case_check.hpp"
+#include "cli/support_command.hpp"
 #include "cli/support_context.hpp"
 #include "cli/support_document.hpp"
 #include "cli/support_split.hpp"
@@ -145,20 +146,7 @@ int test(const Args& args) {
 int runTestCommand(int argc, char** argv) {
   Args args({"--policies", "--run"}, {"--help", "--verbose"},
             {{"-p", "--policies"}, {"-v", "--verbose"}, {"-h", "--help"}});
-  try {
-    args.parse(argc, argv);
-    if (args.has("--help")) {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    return test(args);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "gpu-admission test: %s\n\n%s", e.what(), kUsage);
-    return 2;
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "gpu-admission test: error: %s\n", e.what());
-    return 2;
-  }
+  return runParsedCommand("test", kUsage, args, argc, argv, &test);
 }
 
 const CommandRegistrar kTest{

@@ -9,6 +9,7 @@
 
 #include "cli/command_registry.hpp"
 #include "cli/support_args.hpp"
+#include "cli/support_command.hpp"
 #include "cli/support_context.hpp"
 #include "cli/support_document.hpp"
 #include "cli/support_review.hpp"
@@ -252,20 +253,7 @@ int whatif(const Args& args) {
 int runWhatifCommand(int argc, char** argv) {
   Args args({"--pods", "--namespaces", "--policies", "--usage-from", "--output"}, {"--help"},
             {{"-p", "--policies"}, {"-o", "--output"}, {"-h", "--help"}});
-  try {
-    args.parse(argc, argv);
-    if (args.has("--help")) {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    return whatif(args);
-  } catch (const UsageError& e) {
-    std::fprintf(stderr, "gpu-admission whatif: %s\n\n%s", e.what(), kUsage);
-    return 2;
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "gpu-admission whatif: error: %s\n", e.what());
-    return 2;
-  }
+  return runParsedCommand("whatif", kUsage, args, argc, argv, &whatif);
 }
 
 const CommandRegistrar kWhatif{
