@@ -78,11 +78,12 @@ if [ "${SKIP_LOAD:-0}" != 1 ]; then
     done
     echo "server on port $1 did not come up" >&2; return 1
   }
-  start_null() {
+  start_null() {  # [real|tiny]: the response gpu-admission sends for the pod, or a tiny one
     null_port="$(free_port)"
     # Started directly (not through a shell function) so that $! is the server's own pid.
     $taskset "$bin/gpua_null_server" --tls-cert "$certs/server.crt" \
-      --tls-key "$certs/server.key" --listen "127.0.0.1:$null_port" --threads 1 >/dev/null &
+      --tls-key "$certs/server.key" --listen "127.0.0.1:$null_port" --threads 1 \
+      --response "${1:-real}" >/dev/null &
     null_pid=$!; pids+=("$null_pid"); wait_port "$null_port"
   }
   start_webhook() {
@@ -101,7 +102,12 @@ if [ "${SKIP_LOAD:-0}" != 1 ]; then
   field() { grep "^RESULT label=$1 " "$results" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
   echo "== load: keep-alive, closed loop, $conns connections (server: 1 thread on CPU $server_cpu; client: CPU $client_cpu)"
-  start_null
+  # The old ceiling first (a ~150-byte response), kept for transparency; then the like-for-like
+  # one (gpu-admission's own response bytes, no engine per request).
+  start_null tiny
+  load null-tiny-max "$null_port" "$null_pid" --connections "$conns"
+  stop "$null_pid"
+  start_null real
   load null-max "$null_port" "$null_pid" --connections "$conns"
   start_webhook
   load webhook-max "$hook_port" "$hook_pid" --connections "$conns"
