@@ -46,10 +46,23 @@ inline void writeString(Writer& w, std::string_view s) {
   w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
 }
 
+// A RapidJSON output stream that appends to a std::string, so values and string literals are
+// written straight into the text being built (no intermediate StringBuffer and copy).
+struct StringAppender {
+  using Ch = char;
+  std::string& out;
+  void Put(char c) { out.push_back(c); }
+  void Flush() {}
+};
+
 // Serializes `v` as compact JSON text.
 std::string serialize(const Value& v);
 
 // A JSON string literal for `s`, quotes included.
 std::string quoteString(std::string_view s);
+
+// The same two, appended to `out` (byte-identical to the returning forms).
+void appendSerialized(std::string& out, const Value& v);
+void appendQuoted(std::string& out, std::string_view s);
 
 }  // namespace gpua::engine::json

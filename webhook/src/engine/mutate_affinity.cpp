@@ -26,24 +26,30 @@ bool termHasPool(const rapidjson::Value& term, const policy::Pool& pool) {
 }
 
 // The pool's expressions not already in `term` (null term = all of them).
-void writePoolExpressions(json::Writer& w, const policy::Pool& pool, const rapidjson::Value* term) {
+using AppendWriter = rapidjson::Writer<json::StringAppender>;
+
+void writeString(AppendWriter& w, std::string_view s) {
+  w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+void writePoolExpressions(AppendWriter& w, const policy::Pool& pool, const rapidjson::Value* term) {
   for (const auto& [k, v] : pool.nodeSelector) {
     if (term != nullptr && hasExpression(*term, k, v)) continue;
     w.StartObject();
     w.Key("key");
-    json::writeString(w, k);
+    writeString(w, k);
     w.Key("operator");
     w.String("In");
     w.Key("values");
     w.StartArray();
-    json::writeString(w, v);
+    writeString(w, v);
     w.EndArray();
     w.EndObject();
   }
 }
 
 // `term` AND `pool`: the term's members as they are, matchExpressions extended.
-void writeTermWithPool(json::Writer& w, const rapidjson::Value* term, const policy::Pool& pool) {
+void writeTermWithPool(AppendWriter& w, const rapidjson::Value* term, const policy::Pool& pool) {
   w.StartObject();
   bool wroteExpressions = false;
   if (term != nullptr) {
@@ -71,11 +77,11 @@ void writeTermWithPool(json::Writer& w, const rapidjson::Value* term, const poli
   w.EndObject();
 }
 
-// The new nodeSelectorTerms; `changed` tells whether it differs from `terms`.
-std::string buildTerms(const rapidjson::Value* terms, const std::vector<const policy::Pool*>& pools,
-                       bool& changed) {
-  rapidjson::StringBuffer buffer;
-  json::Writer w(buffer);
+// Appends the new nodeSelectorTerms to `out`; `changed` tells whether it differs from `terms`.
+void appendTerms(std::string& out, const rapidjson::Value* terms,
+                 const std::vector<const policy::Pool*>& pools, bool& changed) {
+  json::StringAppender stream{out};
+  AppendWriter w(stream);
   w.StartArray();
   if (terms == nullptr || terms->Empty()) {
     changed = true;
@@ -93,17 +99,21 @@ std::string buildTerms(const rapidjson::Value* terms, const std::vector<const po
     }
   }
   w.EndArray();
-  return std::string(buffer.GetString(), buffer.GetSize());
 }
 
-std::string wrap(std::string_view key, const std::string& inner) {
-  return "{" + json::quoteString(key) + ":" + inner + "}";
-}
+// The objects a new nodeSelectorTerms array is wrapped in, outermost first, when its parents
+// are missing (the patcher cannot add into a missing parent). Plain ASCII keys: no escaping.
+constexpr std::string_view kWrapOpen[] = {
+    R"({"nodeAffinity":)",
+    R"({"requiredDuringSchedulingIgnoredDuringExecution":)",
+    R"({"nodeSelectorTerms":)",
+};
 
 }  // namespace
 
 void mutateAffinity(const MutationContext& ctx, MutationOutput& out) {
   std::vector<const policy::Pool*> pools;
+  pools.reserve(ctx.pools.size());
   for (const auto* pool : ctx.pools)
     if (!pool->nodeSelector.empty()) pools.push_back(pool);
   if (pools.empty()) return;
@@ -111,25 +121,44 @@ void mutateAffinity(const MutationContext& ctx, MutationOutput& out) {
   const auto* nodeAffinity = json::objectMember(affinity, "nodeAffinity");
   const auto* required = json::objectMember(nodeAffinity, kRequired);
   const auto* terms = json::arrayMember(required, "nodeSelectorTerms");
+  // How many missing parents the value must create (3: affinity, ..., 0: the array itself).
+  const std::size_t wraps = affinity == nullptr       ? 3
+                            : nodeAffinity == nullptr ? 2
+                            : required == nullptr     ? 1
+                                                      : 0;
+  // The value is written in one pass into one string: wrappers, terms, closing braces.
+  std::string value;
+  value.reserve(512);
+  for (std::size_t i = 3 - wraps; i < 3; ++i) value += kWrapOpen[i];
   bool changed = false;
-  const std::string newTerms = buildTerms(terms, pools, changed);
+  appendTerms(value, terms, pools, changed);
   if (!changed) return;
-  const std::string requiredPath = "/spec/affinity/nodeAffinity/" + std::string(kRequired);
+  value.append(wraps, '}');
+  constexpr std::string_view kRequiredPath =
+      "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution";
   if (affinity == nullptr) {
-    out.add("/spec/affinity",
-            wrap("nodeAffinity", wrap(kRequired, wrap("nodeSelectorTerms", newTerms))));
+    out.add("/spec/affinity", std::move(value));
   } else if (nodeAffinity == nullptr) {
-    out.add("/spec/affinity/nodeAffinity", wrap(kRequired, wrap("nodeSelectorTerms", newTerms)));
+    out.add("/spec/affinity/nodeAffinity", std::move(value));
   } else if (required == nullptr) {
-    out.add(requiredPath, wrap("nodeSelectorTerms", newTerms));
-  } else if (terms == nullptr) {
-    out.add(requiredPath + "/nodeSelectorTerms", newTerms);
+    out.add(std::string(kRequiredPath), std::move(value));
   } else {
-    out.replace(requiredPath + "/nodeSelectorTerms", newTerms);
+    std::string path;
+    path.reserve(kRequiredPath.size() + 18);
+    path.append(kRequiredPath).append("/nodeSelectorTerms");
+    if (terms == nullptr) {
+      out.add(std::move(path), std::move(value));
+    } else {
+      out.replace(std::move(path), std::move(value));
+    }
   }
-  std::string names;
-  for (const auto* pool : pools) names += (names.empty() ? "" : "/") + pool->name;
-  out.changes.push_back("node affinity pool " + names);
+  std::string change = "node affinity pool ";
+  const std::size_t namesStart = change.size();
+  for (const auto* pool : pools) {
+    if (change.size() > namesStart) change += '/';  // as a join that skips empty prefixes
+    change += pool->name;
+  }
+  out.changes.push_back(std::move(change));
 }
 
 }  // namespace gpua::engine

@@ -9,24 +9,36 @@ void mutateAnnotations(const MutationContext& ctx, MutationOutput& out) {
                                                                   {kPolicyAnnotation, policyValue}};
   const rapidjson::Value* annotations = json::objectMember(ctx.pod.metadata, "annotations");
   if (annotations == nullptr) {
-    std::string object = "{";
-    for (const auto& [k, v] : wanted)
-      object += (object.size() > 1 ? "," : "") + json::quoteString(k) + ":" + json::quoteString(v);
-    object += "}";
-    if (ctx.pod.metadata == nullptr) {
-      out.add("/metadata", "{\"annotations\":" + object + "}");
+    // Written in one pass, wrapped in {"annotations":...} when metadata itself is missing.
+    const bool wrap = ctx.pod.metadata == nullptr;
+    std::string object;
+    object.reserve(128 + ctx.cls.name.size() + policyValue.size());
+    if (wrap) object += "{\"annotations\":";
+    object += '{';
+    const std::size_t start = object.size();
+    for (const auto& [k, v] : wanted) {
+      if (object.size() > start) object += ',';
+      json::appendQuoted(object, k);
+      object += ':';
+      json::appendQuoted(object, v);
+    }
+    object += '}';
+    if (wrap) {
+      object += '}';
+      out.add("/metadata", std::move(object));
     } else {
-      out.add("/metadata/annotations", object);
+      out.add("/metadata/annotations", std::move(object));
     }
     return;
   }
   for (const auto& [k, v] : wanted) {
     const rapidjson::Value* current = json::member(annotations, k);
-    const std::string path = "/metadata/annotations/" + escapePointerToken(k);
+    if (current != nullptr && json::view(*current) == v) continue;
+    std::string path = "/metadata/annotations/" + escapePointerToken(k);
     if (current == nullptr) {
-      out.add(path, json::quoteString(v));
-    } else if (json::view(*current) != v) {
-      out.replace(path, json::quoteString(v));
+      out.add(std::move(path), json::quoteString(v));
+    } else {
+      out.replace(std::move(path), json::quoteString(v));
     }
   }
 }

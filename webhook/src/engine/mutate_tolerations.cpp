@@ -21,26 +21,25 @@ bool sameTaint(const policy::Taint& a, const policy::Taint& b) {
   return a.key == b.key && a.value == b.value && a.effect == b.effect;
 }
 
-std::string tolerationJson(const policy::Taint& taint) {
-  rapidjson::StringBuffer buffer;
-  json::Writer w(buffer);
+void appendToleration(std::string& out, const policy::Taint& taint) {
+  json::StringAppender stream{out};
+  rapidjson::Writer<json::StringAppender> w(stream);
   w.StartObject();
   w.Key("key");
-  json::writeString(w, taint.key);
+  w.String(taint.key.data(), static_cast<rapidjson::SizeType>(taint.key.size()));
   w.Key("operator");
   if (taint.value.empty()) {
     w.String("Exists");
   } else {
     w.String("Equal");
     w.Key("value");
-    json::writeString(w, taint.value);
+    w.String(taint.value.data(), static_cast<rapidjson::SizeType>(taint.value.size()));
   }
   if (!taint.effect.empty()) {
     w.Key("effect");
-    json::writeString(w, taint.effect);
+    w.String(taint.effect.data(), static_cast<rapidjson::SizeType>(taint.effect.size()));
   }
   w.EndObject();
-  return std::string(buffer.GetString(), buffer.GetSize());
 }
 
 bool podToleratesTaint(const rapidjson::Value* tolerations, const policy::Taint& taint) {
@@ -65,10 +64,20 @@ void mutateTolerations(const MutationContext& ctx, MutationOutput& out) {
   if (needed.empty()) return;
   if (existing == nullptr) {
     std::string list = "[";
-    for (const auto* t : needed) list += (list.size() > 1 ? "," : "") + tolerationJson(*t);
-    out.add("/spec/tolerations", list + "]");
+    list.reserve(96 * needed.size() + 2);
+    for (const auto* t : needed) {
+      if (list.size() > 1) list += ',';
+      appendToleration(list, *t);
+    }
+    list += ']';
+    out.add("/spec/tolerations", std::move(list));
   } else {
-    for (const auto* t : needed) out.add("/spec/tolerations/-", tolerationJson(*t));
+    for (const auto* t : needed) {
+      std::string value;
+      value.reserve(96);
+      appendToleration(value, *t);
+      out.add("/spec/tolerations/-", std::move(value));
+    }
   }
   for (const auto* t : needed) out.changes.push_back("toleration " + t->key);
 }

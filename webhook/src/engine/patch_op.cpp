@@ -48,7 +48,7 @@ std::string serializePatch(const Patch& patch) {
     out += "{\"op\":\"";
     out += opName(op.kind);
     out += "\",\"path\":";
-    out += json::quoteString(op.path);
+    json::appendQuoted(out, op.path);
     if (op.kind != PatchOp::Kind::Remove) {
       out += ",\"value\":";
       // An empty value would make the array invalid JSON; null is the honest stand-in.

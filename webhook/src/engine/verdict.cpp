@@ -12,29 +12,52 @@ constexpr std::size_t kAllWarningsBytes = 4000;  // the apiserver keeps 4 KiB pe
 constexpr std::size_t kChangeSummaryBytes = 120;
 
 // "gpu-admission: class training: node affinity pool train-h100, toleration nvidia.com/gpu"
+std::string more(std::size_t n) {
+  return " (+" + std::to_string(n) + " more)";
+}
+
+// more(n).size() without building it.
+std::size_t moreSize(std::size_t n) {
+  std::size_t digits = 1;
+  for (; n >= 10; n /= 10) ++digits;
+  return 9 + digits;
+}
+
 std::string changeSummary(const Decision& d) {
-  std::string out = "gpu-admission: class " + d.className + ": ";
-  auto more = [&](std::size_t n) { return " (+" + std::to_string(n) + " more)"; };
+  std::string out;
+  out.reserve(kChangeSummaryBytes + 32);
+  out.append("gpu-admission: class ").append(d.className).append(": ");
   const std::size_t n = d.changes.size();
   for (std::size_t i = 0; i < n; ++i) {
-    const std::string item = (i > 0 ? ", " : "") + d.changes[i];
-    const std::size_t after = i + 1 < n ? more(n - i - 1).size() : 0;
-    if (i > 0 && out.size() + item.size() + after > kChangeSummaryBytes) return out + more(n - i);
-    out += item;
+    const std::size_t itemSize = (i > 0 ? 2 : 0) + d.changes[i].size();
+    const std::size_t after = i + 1 < n ? moreSize(n - i - 1) : 0;
+    if (i > 0 && out.size() + itemSize + after > kChangeSummaryBytes) return out + more(n - i);
+    if (i > 0) out += ", ";
+    out += d.changes[i];
   }
   return out;
 }
 
+// True when text::oneLine(s, maxBytes) would return s unchanged: short printable ASCII.
+bool alreadyOneLine(std::string_view s, std::size_t maxBytes) {
+  if (s.size() > maxBytes) return false;
+  for (char c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F) return false;
+  return true;
+}
+
+// In place: each warning made one line, and the list cut where it passes the total budget.
 void capWarnings(std::vector<std::string>& warnings) {
   std::size_t total = 0;
-  std::vector<std::string> kept;
-  for (auto& w : warnings) {
-    std::string line = text::oneLine(w, kWarningBytes);
-    if (total + line.size() > kAllWarningsBytes) break;
-    total += line.size();
-    kept.push_back(std::move(line));
+  for (std::size_t i = 0; i < warnings.size(); ++i) {
+    auto& w = warnings[i];
+    if (!alreadyOneLine(w, kWarningBytes)) w = text::oneLine(w, kWarningBytes);
+    if (total + w.size() > kAllWarningsBytes) {
+      warnings.resize(i);
+      return;
+    }
+    total += w.size();
   }
-  warnings = std::move(kept);
 }
 
 std::string firstWithCount(const std::vector<const Violation*>& list) {
@@ -56,6 +79,7 @@ policy::Mode rolloutMode(const policy::PolicySet& policy, std::string_view names
 void applyVerdict(Decision& d) {
   std::vector<const Violation*> enforced;
   std::vector<const Violation*> all;
+  all.reserve(d.violations.size());
   for (const auto& v : d.violations) {
     all.push_back(&v);
     if (d.mode == policy::Mode::Enforce || v.rule == kQuotaUnavailableRule) enforced.push_back(&v);
@@ -76,6 +100,7 @@ void applyVerdict(Decision& d) {
     return;
   }
   std::vector<std::string> warnings;
+  warnings.reserve(1 + all.size() + d.warnings.size());
   if (!d.changes.empty()) warnings.push_back(changeSummary(d));
   if (d.mode == policy::Mode::Warn)
     for (const auto* v : all) warnings.push_back("gpu-admission (warn mode): " + v->message);
