@@ -158,6 +158,7 @@ void mutate(const PodView& pod, const PodGpu& gpu, const Scope& s, const policy:
   MutationContext ctx{pod, gpu, s.policy, cls, poolsOf(cls, s.policy), gpuRewriteTarget(cls, gpu)};
   MutationOutput out{d.patch, d.changes};
   d.patch.reserve(16);
+  d.changes.reserve(8);  // one per mutation kind, usually fewer: no regrowth
   // Placement, priority tier, runtime class and deadline belong to the class's GPUs: a CPU pod
   // of a class whose GPUs are optional (a CPU notebook) only gets the class annotation, and is
   // never steered onto GPU nodes (see gpu-pool-without-request).
