@@ -7,8 +7,8 @@ namespace gpua::policy {
 
 struct Diagnostic {
   std::string file;
-  int line = 0;    // 1-based; 0 when unknown
-  int column = 0;  // 1-based; 0 when unknown
+  int line = 0;         // 1-based; 0 when unknown
+  int column = 0;       // 1-based; 0 when unknown
   std::string keyPath;  // e.g. "spec.classes[1].pools[0]"
   std::string message;  // what is wrong
   std::string hint;     // what to do
