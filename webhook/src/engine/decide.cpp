@@ -190,9 +190,10 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
     const auto units = effectiveUnits(gpu, rewriteTo);
     for (const auto& [resource, n] : units)
       d.gpuEquivalents += gpuEquivalentsOf(resource, n, s.policy);
-    checkQuotas({pod.subject, s.namespaceName, s.context.namespaceLabels, s.policy, s.usage, ev.cls,
-                 d.gpuEquivalents, units, gpu, pod.isTemplate},
-                d.violations, d.warnings);
+    d.quotaUnchecked =
+        checkQuotas({pod.subject, s.namespaceName, s.context.namespaceLabels, s.policy, s.usage,
+                     ev.cls, d.gpuEquivalents, units, gpu, pod.isTemplate},
+                    d.violations, d.warnings);
   }
   // Mutating an ill-typed pod would mean guessing; mutating a pod we deny is pointless.
   const bool enforcedViolation = d.mode == policy::Mode::Enforce && !d.violations.empty();

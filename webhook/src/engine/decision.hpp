@@ -46,6 +46,9 @@ struct Decision {
   std::map<std::string, std::string> auditAnnotations;  // keys valid for auditAnnotations
 
   double gpuEquivalents = 0;  // what this pod adds, after the rewrite
+  // A quota covers this GPU pod but live usage was unavailable, so PolicySet::quotaUnavailable
+  // decided (a quota-unavailable denial, or a "not checked" warning).
+  bool quotaUnchecked = false;
 
   bool allowed() const { return !denial.has_value(); }
 };

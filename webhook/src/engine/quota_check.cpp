@@ -186,9 +186,9 @@ std::string describeNamespaces(const policy::NamespaceSelector& selector) {
   return out;
 }
 
-void checkQuotas(const QuotaInput& in, std::vector<Violation>& violations,
+bool checkQuotas(const QuotaInput& in, std::vector<Violation>& violations,
                  std::vector<std::string>& warnings) {
-  if (in.gpuEquivalents <= 0 && in.units.empty()) return;
+  if (in.gpuEquivalents <= 0 && in.units.empty()) return false;
   for (const auto& q : in.policy.quotas) {
     if (!q.namespaces.matches(in.namespaceName, in.namespaceLabels)) continue;
     if (in.usage.available) {
@@ -207,8 +207,9 @@ void checkQuotas(const QuotaInput& in, std::vector<Violation>& violations,
     } else {
       warnings.push_back("GPU quota not checked: " + reason);
     }
-    return;  // one notice covers every quota
+    return true;  // one notice covers every quota
   }
+  return false;
 }
 
 }  // namespace gpua::engine

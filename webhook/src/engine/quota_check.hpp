@@ -35,8 +35,8 @@ struct QuotaInput {
 std::string gpuEquivalentsText(double v);
 
 // Appends "quota" / "quota-unavailable" violations, or a warning when quotas cannot be
-// checked and the policy fails open.
-void checkQuotas(const QuotaInput& in, std::vector<Violation>& violations,
+// checked and the policy fails open. Returns true when a quota applied but could not be checked.
+bool checkQuotas(const QuotaInput& in, std::vector<Violation>& violations,
                  std::vector<std::string>& warnings);
 
 // "namespaces with team=vision", "namespace ml", "all namespaces"

@@ -5,7 +5,6 @@
 #include <string>
 
 #include "engine/decide.hpp"
-#include "engine/quota_check.hpp"
 #include "telemetry/exposition.hpp"
 #include "text/ascii.hpp"
 
@@ -41,22 +40,10 @@ std::string_view pathLabel(admission::Endpoint e) {
 
 }  // namespace
 
-std::string_view quotaFallback(const engine::Decision& decision, const policy::PolicySet& policy,
-                               const engine::UsageSnapshot& usage, std::string_view namespaceName) {
-  for (const auto& v : decision.violations)
-    if (v.rule == engine::kQuotaUnavailableRule) return "fail-closed";
-  // Fail-open leaves only a warning's words behind; test the conditions under which the
-  // engine's quota check writes it instead (a GPU pod, no usage, a quota selecting the
-  // namespace), so rewording the warning cannot silence the metric.
-  if (usage.available || decision.gpuEquivalents <= 0 ||
-      policy.quotaUnavailable != policy::QuotaUnavailable::FailOpen)
-    return {};
-  static const policy::Labels kNoLabels;
-  const auto labels = usage.namespaceLabels.find(namespaceName);
-  const auto& nsLabels = labels == usage.namespaceLabels.end() ? kNoLabels : labels->second;
-  for (const auto& q : policy.quotas)
-    if (q.namespaces.matches(namespaceName, nsLabels)) return "fail-open";
-  return {};
+std::string_view quotaFallback(const engine::Decision& decision, const policy::PolicySet& policy) {
+  if (!decision.quotaUnchecked) return {};
+  return policy.quotaUnavailable == policy::QuotaUnavailable::FailClosed ? "fail-closed"
+                                                                         : "fail-open";
 }
 
 bool isJsonContentType(std::string_view contentType) {
@@ -100,7 +87,7 @@ HttpResponse WebhookService::admit(const HttpRequest& request, admission::Endpoi
   if (!policy) return HttpResponse::text(503, "no policy loaded", "no-policy");
   const auto usage = usageSnapshot();
   auto result = admission::review(request.body, endpoint, *policy, *usage, deps_.decide);
-  record(request, result, *policy, *usage, pathLabel(endpoint));
+  record(request, result, *policy, pathLabel(endpoint));
 
   // The body moves on to the response (record() is done with it): a typical response is
   // kilobytes of base64 patch.
@@ -114,8 +101,7 @@ HttpResponse WebhookService::admit(const HttpRequest& request, admission::Endpoi
 }
 
 void WebhookService::record(const HttpRequest& request, const admission::ReviewResult& result,
-                            const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
-                            std::string_view path) {
+                            const policy::PolicySet& policy, std::string_view path) {
   using namespace std::chrono;
   const auto micros = duration_cast<microseconds>(steady_clock::now() - request.received).count();
   auto& m = *deps_.metrics;
@@ -141,8 +127,7 @@ void WebhookService::record(const HttpRequest& request, const admission::ReviewR
   if (d) {
     for (const auto& v : d->violations)
       m.violations.with({v.rule, engine::modeName(d->mode)}).inc();
-    if (const auto fallback = quotaFallback(*d, policy, usage, result.namespaceName);
-        !fallback.empty())
+    if (const auto fallback = quotaFallback(*d, policy); !fallback.empty())
       m.quotaUnavailable.with({fallback}).inc();
   }
 

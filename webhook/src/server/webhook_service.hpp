@@ -46,8 +46,7 @@ class WebhookService {
  private:
   std::shared_ptr<const engine::UsageSnapshot> usageSnapshot() const;
   void record(const HttpRequest& request, const admission::ReviewResult& result,
-              const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
-              std::string_view path);
+              const policy::PolicySet& policy, std::string_view path);
 
   WebhookDeps deps_;
   std::shared_ptr<const engine::UsageSnapshot> emptyUsage_;
@@ -57,9 +56,7 @@ class WebhookService {
 bool isJsonContentType(std::string_view contentType);
 
 // The quotaUnavailable fallback a decision took, for gpu_admission_quota_unavailable_total:
-// "fail-closed" when it was denied for it (rule quota-unavailable), "fail-open" when usage was
-// unknown and a quota covers the GPU pod but the policy admits anyway, else "".
-std::string_view quotaFallback(const engine::Decision& decision, const policy::PolicySet& policy,
-                               const engine::UsageSnapshot& usage, std::string_view namespaceName);
+// "fail-closed" or "fail-open" when a quota covered the pod but usage was unavailable, else "".
+std::string_view quotaFallback(const engine::Decision& decision, const policy::PolicySet& policy);
 
 }  // namespace gpua::server

@@ -158,6 +158,8 @@ TEST(Quota, UnavailableFailOpenWarns) {
   EXPECT_NE(std::find(d.warnings.begin(), d.warnings.end(),
                       "GPU quota not checked: Kubernetes API unreachable: timeout"),
             d.warnings.end());
+  EXPECT_TRUE(d.quotaUnchecked);
+  EXPECT_FALSE(decideWith(trainingPod(1), makePolicy(), visionUsage(0, 0)).quotaUnchecked);
 }
 
 TEST(Quota, UnavailableFailClosedDeniesInEveryMode) {
@@ -174,9 +176,12 @@ TEST(Quota, UnavailableFailClosedDeniesInEveryMode) {
             "pod \"trainer-0\" needs 1 GPU-equivalent but GPU quota \"vision\" could not be "
             "checked (not synced yet): retry in a minute, and tell the platform team if it "
             "persists");
+  EXPECT_TRUE(d.quotaUnchecked);
   // A pod without GPUs is not held up by quota state.
   rapidjson::Document cpu = parse(gpuPod("{}", R"({"limits":{"cpu":1}})"));
-  EXPECT_TRUE(decide(cpu, podContext("vision-a", kVision), p, u).allowed());
+  const Decision cpuDecision = decide(cpu, podContext("vision-a", kVision), p, u);
+  EXPECT_TRUE(cpuDecision.allowed());
+  EXPECT_FALSE(cpuDecision.quotaUnchecked);
 }
 
 }  // namespace

@@ -205,21 +205,22 @@ TEST_F(WebhookServiceTest, QuotaChecksWithoutUsageAreCountedByFallback) {
   EXPECT_EQ(metric("fail-open"), 1);
 }
 
-TEST(QuotaFallback, NoneWhenUsageIsLiveOrThePodHasNoGpus) {
-  auto loaded = policy::loadPolicySources(
+TEST(QuotaFallback, FollowsThePolicyWhenTheEngineCouldNotCheckAQuota) {
+  auto open = policy::loadPolicySources(
       {{"q.yaml", std::string(kPolicy).insert(std::string(kPolicy).find("  rollout:"),
                                               "  quotas:\n  - name: q\n    gpuEquivalents: 4\n")}});
-  ASSERT_TRUE(loaded.ok()) << (loaded.errors.empty() ? "" : loaded.errors[0].format());
-  engine::Decision gpuPod;
-  gpuPod.gpuEquivalents = 1;
-  engine::UsageSnapshot unknown, live;
-  live.available = true;
-  EXPECT_EQ(quotaFallback(gpuPod, *loaded.policy, unknown, "ml"), "fail-open");
-  EXPECT_EQ(quotaFallback(gpuPod, *loaded.policy, live, "ml"), "");
-  EXPECT_EQ(quotaFallback(engine::Decision{}, *loaded.policy, unknown, "ml"), "");
-  engine::Decision denied;
-  denied.violations.push_back({"quota-unavailable", "could not be checked"});
-  EXPECT_EQ(quotaFallback(denied, *loaded.policy, unknown, "ml"), "fail-closed");
+  ASSERT_TRUE(open.ok()) << (open.errors.empty() ? "" : open.errors[0].format());
+  auto closed = policy::loadPolicySources(
+      {{"q.yaml", std::string(kPolicy).insert(std::string(kPolicy).find("  rollout:"),
+                                              "  quotaUnavailable: failClosed\n"
+                                              "  quotas:\n  - name: q\n    gpuEquivalents: 4\n")}});
+  ASSERT_TRUE(closed.ok()) << (closed.errors.empty() ? "" : closed.errors[0].format());
+  engine::Decision unchecked;
+  unchecked.quotaUnchecked = true;
+  EXPECT_EQ(quotaFallback(unchecked, *open.policy), "fail-open");
+  EXPECT_EQ(quotaFallback(unchecked, *closed.policy), "fail-closed");
+  EXPECT_EQ(quotaFallback(engine::Decision{}, *open.policy), "");
+  EXPECT_EQ(quotaFallback(engine::Decision{}, *closed.policy), "");
 }
 
 TEST(Readiness, WithoutAUsageSourceOnlyLoadsMatter) {
