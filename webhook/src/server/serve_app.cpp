@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "policy/loader.hpp"
+#include "policy/namespace_label_rules.hpp"
 #include "server/http_server.hpp"
 #include "server/readiness.hpp"
 #include "server/reloader.hpp"
@@ -92,6 +93,19 @@ void warnIfQuotasUnchecked(telemetry::JsonLogger& log, const UsageHookup& usage,
            {{"quotas", policy.quotas.size()}});
 }
 
+// Namespace labels come from the usage source too: without one, rules that select namespaces
+// by label match nothing, which would silently change the rollout mode or skip a quota.
+void warnIfNamespaceLabelsUnknown(telemetry::JsonLogger& log, const UsageHookup& usage,
+                                  const policy::PolicySet& policy) {
+  if (usage.source) return;
+  const std::vector<std::string> rules = policy::namespaceLabelRules(policy);
+  if (rules.empty()) return;
+  log.warn(
+      "no usage source (--kubeconfig, --in-cluster or --usage-from): namespace labels are "
+      "unknown, so rules that select namespaces by label match no namespace",
+      {{"rules", rules}});
+}
+
 }  // namespace
 
 int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
@@ -130,6 +144,7 @@ int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
   // Stops the usage source on every way out, before the registry and logger it uses go away.
   const StopOnExit stopUsage{usage.stop};
   warnIfQuotasUnchecked(logger, usage, *loaded.policy);
+  warnIfNamespaceLabelsUnknown(logger, usage, *loaded.policy);
   auto readiness = std::make_shared<Readiness>(usage.source);
   readiness->setPoliciesLoaded(true);
   readiness->setCertificatesLoaded(true);
