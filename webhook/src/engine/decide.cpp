@@ -36,7 +36,9 @@ struct Evaluation {
   const policy::WorkloadClass* cls = nullptr;
   std::string reason;
   bool validateOnly = false;
-  bool shapeOk = true;
+  // Resolved once for validation, quota and mutation (Classified only).
+  std::vector<const policy::Pool*> pools;
+  std::string_view rewriteTo;  // nvidia.com/gpu is renamed to this; empty = no rewrite
 };
 
 bool isExempt(const policy::PolicySet& policy, std::string_view ns, const policy::Labels& labels) {
@@ -142,20 +144,18 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
   ev.outcome = Outcome::Classified;
   ev.cls = c.cls;
   ev.reason += c.reason;
-  const auto pools = poolsOf(*c.cls, s.policy);
-  const std::string_view rewriteTo =
-      ev.validateOnly ? std::string_view() : gpuRewriteTarget(*c.cls, gpu);
-  validateClass({pod, gpu, s.policy, *c.cls, pools, s.namespaceName, s.context.namespaceLabels,
-                 rewriteTo, c.rule},
+  ev.pools = poolsOf(*c.cls, s.policy);
+  ev.rewriteTo = ev.validateOnly ? std::string_view() : gpuRewriteTarget(*c.cls, gpu);
+  validateClass({pod, gpu, s.policy, *c.cls, ev.pools, s.namespaceName, s.context.namespaceLabels,
+                 ev.rewriteTo, c.rule},
                 violations);
   if (c.cls->gpus.request == policy::GpuRequest::Forbidden)
     validatePoolTargeting(pod, gpu, s.policy, violations);
   return ev;
 }
 
-void mutate(const PodView& pod, const PodGpu& gpu, const Scope& s, const policy::WorkloadClass& cls,
-            Decision& d) {
-  MutationContext ctx{pod, gpu, s.policy, cls, poolsOf(cls, s.policy), gpuRewriteTarget(cls, gpu)};
+void mutate(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& ev, Decision& d) {
+  MutationContext ctx{pod, gpu, s.policy, *ev.cls, std::move(ev.pools), ev.rewriteTo};
   MutationOutput out{d.patch, d.changes};
   d.patch.reserve(16);
   d.changes.reserve(8);  // one per mutation kind, usually fewer: no regrowth
@@ -178,16 +178,14 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
   std::vector<Violation> violations;
   const bool shapeOk = checkPodShape(pod, violations);
   const PodGpu gpu = analyzeGpu(pod, s.policy, &violations);
-  const Evaluation ev = evaluate(pod, gpu, s, violations);
+  Evaluation ev = evaluate(pod, gpu, s, violations);
   d.outcome = ev.outcome;
   d.reason = ev.reason;
   if (ev.outcome == Outcome::Skipped) return;  // another system owns the pod: not even shape
   d.violations = std::move(violations);
   if (ev.cls != nullptr) d.className = ev.cls->name;
   if (gpu.hasGpu) {
-    const std::string_view rewriteTo =
-        ev.cls != nullptr && !ev.validateOnly ? gpuRewriteTarget(*ev.cls, gpu) : std::string_view();
-    const auto units = effectiveUnits(gpu, rewriteTo);
+    const auto units = effectiveUnits(gpu, ev.rewriteTo);
     for (const auto& [resource, n] : units)
       d.gpuEquivalents += gpuEquivalentsOf(resource, n, s.policy);
     d.quotaUnchecked =
@@ -198,7 +196,7 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
   // Mutating an ill-typed pod would mean guessing; mutating a pod we deny is pointless.
   const bool enforcedViolation = d.mode == policy::Mode::Enforce && !d.violations.empty();
   if (ev.cls != nullptr && !ev.validateOnly && shapeOk && !enforcedViolation)
-    mutate(pod, gpu, s, *ev.cls, d);
+    mutate(pod, gpu, s, ev, d);
 }
 
 void decideWorkload(const rapidjson::Value& object, std::vector<PodTemplateRef>& templates,
