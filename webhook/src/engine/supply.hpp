@@ -1,0 +1,99 @@
+// GPU supply and the queue as the engine sees them: what the cluster's nodes offer, what is taken,
+// and which GPU pods wait. Built by the cluster watch client (or from `kubectl get nodes -o json`
+// plus a pods snapshot for the CLI) and handed to the engine as an immutable snapshot beside the
+// UsageSnapshot; the engine only reads it.
+//
+// Two stages, so the request path never walks nodes:
+//   1. the adapter fills `nodes` and `pending` from the API (cluster/) or files (cli/);
+//   2. summarizeSupply() (pure, engine/) folds them into per-pool figures for the current policy.
+// A policy reload re-runs stage 2 on the same nodes.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "policy/label_selector.hpp"
+#include "policy/policy_set.hpp"
+
+namespace gpua::engine {
+
+// Resource names compare with std::less<> so string_view look-ups need no copy.
+using ResourceUnits = std::map<std::string, int64_t, std::less<>>;
+
+// One node, reduced to what admission needs.
+struct NodeSupply {
+  std::string name;
+  policy::Labels labels;
+  std::vector<policy::Taint> taints;  // spec.taints
+  bool ready = false;                 // condition Ready is True
+  bool unschedulable = false;         // spec.unschedulable (cordoned)
+  // status.allocatable of every GPU resource: nvidia.com/gpu, nvidia.com/mig-*,
+  // nvidia.com/gpu.shared and any other name the policy uses. "0" entries are kept (after MIG is
+  // enabled the kubelet keeps nvidia.com/gpu at 0).
+  ResourceUnits allocatable;
+  // Requests of the non-terminal pods bound to this node (spec.nodeName), same keys.
+  ResourceUnits allocated;
+  int64_t cpuMillis = 0;    // status.allocatable.cpu
+  int64_t memoryBytes = 0;  // status.allocatable.memory
+};
+
+// GPU pods not yet bound, grouped by class and pool ("" when the pod's pool is not known).
+struct PendingQueue {
+  std::string className;
+  std::string pool;
+  int64_t pods = 0;
+  double oldestWaitSeconds = 0;  // as of the snapshot's build time (the engine has no clock)
+};
+
+// One GPU resource over the usable (Ready, schedulable) nodes of a pool.
+struct ResourceSupply {
+  int64_t allocatable = 0;     // sum over usable nodes
+  int64_t allocated = 0;       // sum over usable nodes
+  int64_t maxPerNode = 0;      // largest allocatable of one usable node
+  int64_t maxFreePerNode = 0;  // largest allocatable - allocated of one usable node
+  int64_t nodes = 0;           // usable nodes advertising more than 0
+};
+
+struct PoolSupply {
+  int64_t nodesTotal = 0;
+  int64_t nodesReady = 0;
+  int64_t nodesNotReady = 0;
+  int64_t nodesCordoned = 0;
+  int64_t nodesSchedulable = 0;  // Ready, not cordoned, no taint the pool does not tolerate
+  std::map<std::string, ResourceSupply, std::less<>> resources;
+  // Node shape: CPU and memory allocatable per GPU of the pool's usable nodes (0 = unknown).
+  double cpuMillisPerGpu = 0;
+  double memoryBytesPerGpu = 0;
+};
+
+struct SupplySnapshot {
+  // False when no node source is configured or nodes have not been listed yet: capacity checks
+  // are then off (placement-conflict, which needs no nodes, stays on).
+  bool available = false;
+  std::string unavailableReason;
+  std::vector<NodeSupply> nodes;
+  std::vector<PendingQueue> pending;
+
+  // ---- filled by summarizeSupply() for one policy ----
+  std::string policyRevision;                                // the PolicySet it was folded for
+  std::map<std::string, PoolSupply, std::less<>> pools;      // pool name -> supply
+  std::vector<std::string> unpooledGpuNodes;                 // GPU nodes matching no pool
+};
+
+// Folds nodes into per-pool figures for `policy`; a node in several pools counts in each.
+// Pure: the same inputs give the same snapshot.
+SupplySnapshot summarizeSupply(std::vector<NodeSupply> nodes, std::vector<PendingQueue> pending,
+                               const policy::PolicySet& policy);
+
+// Where the server gets the current supply from (the cluster watch client, a file, or a fixed
+// unavailable snapshot).
+class SupplySource {
+ public:
+  virtual ~SupplySource() = default;
+  virtual std::shared_ptr<const SupplySnapshot> currentSupply() const = 0;
+};
+
+}  // namespace gpua::engine
