@@ -40,6 +40,11 @@ bool eventually(Pred pred, std::chrono::milliseconds timeout = 5s) {
   return pred();
 }
 
+// Log lines are written asynchronously: wait for one to appear.
+bool logged(ServerProcess& server, const std::string& text) {
+  return eventually([&] { return server.out().find(text) != std::string::npos; });
+}
+
 // The value of one sample line of the exposition ("name{labels} value"), or -1.
 double sample(const std::string& metrics, const std::string& series) {
   const auto at = metrics.find("\n" + series + " ");
@@ -162,7 +167,7 @@ TEST_F(E2eTest, AcceptAtTheFileLimitBacksOffLogsAndRecovers) {
   const long perSecond = ::sysconf(_SC_CLK_TCK);
   EXPECT_LT(static_cast<double>(ticks), 0.2 * static_cast<double>(perSecond))
       << "the accept loop must not spin at EMFILE (" << ticks << " ticks in 1 s)";
-  EXPECT_NE(server.out().find("accept failed; backing off"), std::string::npos) << server.out();
+  EXPECT_TRUE(logged(server, "accept failed; backing off")) << server.out();
   flood.closeAll();
   EXPECT_TRUE(eventually([&] { return healthy(); }, 10s)) << "serves again";
   EXPECT_GT(sample(metrics(), "gpu_admission_accept_errors_total"), 0);
@@ -303,7 +308,7 @@ TEST_F(E2eTest, SighupReloadsNowAndKeepsServing) {
   EXPECT_FALSE(fourGpus()) << "no poll within an hour";
   server.signal(SIGHUP);
   EXPECT_TRUE(eventually(fourGpus)) << server.out() << server.err();
-  EXPECT_NE(server.out().find("SIGHUP"), std::string::npos) << server.out();
+  EXPECT_TRUE(logged(server, "SIGHUP")) << server.out();
   EXPECT_TRUE(healthy());
 }
 
@@ -369,7 +374,7 @@ TEST_F(E2eTest, CertificateRotationRefusesPairsOutsideTheirValidity) {
   EXPECT_TRUE(eventually([&] {
     return sample(metrics(), "gpu_admission_certificate_reload_failures_total") == 1;
   })) << server.out();
-  EXPECT_NE(server.out().find("expired at"), std::string::npos) << server.out();
+  EXPECT_TRUE(logged(server, "expired at")) << server.out();
   EXPECT_EQ(serial(), "65") << "the valid certificate keeps serving";
 
   LeafSpec future;
@@ -380,7 +385,7 @@ TEST_F(E2eTest, CertificateRotationRefusesPairsOutsideTheirValidity) {
   EXPECT_TRUE(eventually([&] {
     return sample(metrics(), "gpu_admission_certificate_reload_failures_total") == 2;
   })) << server.out();
-  EXPECT_NE(server.out().find("not valid before"), std::string::npos) << server.out();
+  EXPECT_TRUE(logged(server, "not valid before")) << server.out();
   EXPECT_EQ(serial(), "65");
   EXPECT_EQ(client().request("GET", "/readyz").status, 200);
 }
