@@ -12,7 +12,8 @@
 # which is the same for every server, is not in these figures, so their ratios exaggerate the
 # differences that wall-clock throughput shows.
 # The server's stdout goes through a pipe, as in `make bench`. Uses the binaries of
-# BUILD_DIR (default build/perf; `make bench` builds them).
+# BUILD_DIR (default build/perf; `make bench` builds them). SERVE_FLAGS: more flags for
+# gpu-admission (e.g. "--log-level warn" to count what the decision log line costs).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -62,7 +63,7 @@ run() {  # server requests callgrind-file
   local tls=(--tls-cert "$certs/server.crt" --tls-key "$certs/server.key")
   # No reload polling during the count: it runs on a timer, not per request.
   local cmd=("$bin/gpu-admission" serve --policies "$work/policies" --threads 1 "${tls[@]}"
-    --reload-interval 60m
+    --reload-interval 60m ${SERVE_FLAGS:-}
     --listen "127.0.0.1:$port")
   [ "$server" = null ] && cmd=("$bin/gpua_null_server" --threads 1 "${tls[@]}" --listen "127.0.0.1:$port")
   if [ "$server" = nginx ]; then
