@@ -15,6 +15,7 @@
 #include "server/router.hpp"
 #include "server/snapshot.hpp"
 #include "server/webhook_metrics.hpp"
+#include "server/webhook_supply.hpp"
 #include "telemetry/json_logger.hpp"
 
 namespace gpua::server {
@@ -25,7 +26,9 @@ struct WebhookDeps {
   std::shared_ptr<Readiness> readiness;
   WebhookMetrics* metrics = nullptr;
   telemetry::JsonLogger* logger = nullptr;
-  admission::DecideFn decide = nullptr;  // null = engine::decide
+  admission::DecideFn decide = nullptr;  // null = engine::decide with the node supply
+  // Node supply for the capacity checks; null = no node source (the checks are off).
+  std::shared_ptr<const engine::SupplySource> supply = nullptr;
 };
 
 class WebhookService {
@@ -50,6 +53,7 @@ class WebhookService {
 
   WebhookDeps deps_;
   std::shared_ptr<const engine::UsageSnapshot> emptyUsage_;
+  SupplyForPolicy supply_;
 };
 
 // True for "application/json", with or without parameters ("; charset=utf-8"), any case.
