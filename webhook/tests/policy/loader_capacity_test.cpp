@@ -35,7 +35,7 @@ TEST(LoaderCapacity, KeysAndDefaults) {
 
 TEST(LoaderCapacity, ErrorsNameThePlaceAndTheNearestValue) {
   auto r = load(
-      doc("  capacityCheck: warning\n"
+      doc("  capacityCheck: Warn\n"
           "  pools:\n"
           "  - {name: p, gpu: H100-80GB, maxShareOfNodePerGpu: 0.5}\n"
           "  classes:\n"
@@ -44,7 +44,7 @@ TEST(LoaderCapacity, ErrorsNameThePlaceAndTheNearestValue) {
   const Diagnostic* check = errorAt(r, "spec.capacityCheck");
   ASSERT_NE(check, nullptr) << testing::allErrors(r);
   EXPECT_EQ(check->format(),
-            "p.yaml:5:18: spec.capacityCheck: unknown value 'warning' (hint: did you mean "
+            "p.yaml:5:18: spec.capacityCheck: unknown value 'Warn' (hint: did you mean "
             "'warn'?)");
   const Diagnostic* factor = errorAt(r, "spec.pools[0].maxShareOfNodePerGpu");
   ASSERT_NE(factor, nullptr) << testing::allErrors(r);
