@@ -147,3 +147,31 @@ describe("the Grafana dashboard", () => {
     }
   });
 });
+
+describe("the docs", () => {
+  const read = (f) => fs.readFileSync(path.join(repoRoot, f), "utf8");
+
+  test("the README links every operations document", () => {
+    const readme = read("README.md");
+    for (const doc of ["install", "runbook", "upgrade", "access", "decisions", "policy-authoring", "cluster"])
+      assert.ok(readme.includes(`(docs/${doc}.md)`), `README does not link docs/${doc}.md`);
+  });
+
+  test("the cluster diagram's source is in the repository (Mermaid)", () => {
+    assert.match(read("docs/cluster.md"), /```mermaid\nflowchart/);
+  });
+
+  test("the pre-commit hook passes on the shipped policy and fails on a broken one", () => {
+    const hook = path.join(repoRoot, "docs/examples/pre-commit");
+    const env = { ...process.env, GPUA_FORCE: "1", GPU_ADMISSION: binary };
+    execFileSync(hook, [], { cwd: repoRoot, env, stdio: "pipe" });
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpua-hook-"));
+    try {
+      for (const f of policyFiles(policyDir)) fs.copyFileSync(path.join(policyDir, f), path.join(dir, f));
+      fs.appendFileSync(path.join(dir, policyFiles(policyDir)[0]), "  bogusKey: 1\n");
+      assert.throws(() => execFileSync(hook, [], { cwd: repoRoot, env: { ...env, GPUA_POLICIES: dir }, stdio: "pipe" }));
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
