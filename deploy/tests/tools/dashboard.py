@@ -40,7 +40,7 @@ ROWS = [
     ("GPU usage and showback", [
         ("GPU-equivalents in use by namespace", "timeseries", "short",
          [(f'sum by (namespace) (rate(gpu_admission_gpu_equivalent_seconds_total[{RATE}]))', "{{namespace}}")],
-         "GPU-equivalents held by running pods (a whole GPU = 1, a 2g MIG slice of an A100 = 2/7)."),
+         "GPU-equivalents held by pods, Pending ones included (a whole GPU = 1, a 2g MIG slice of an A100 = 2/7)."),
         ("GPU-equivalent-hours by namespace (time range)", "bargauge", "short",
          [('sort_desc(sum by (namespace) (increase(gpu_admission_gpu_equivalent_seconds_total[$__range])) / 3600)', "{{namespace}}")],
          "Showback: GPU time consumed in the selected time range, in GPU-equivalent-hours."),
@@ -76,6 +76,9 @@ ROWS = [
         ("Open TLS connections", "timeseries", "short",
          [("sum by (pod) (gpu_admission_open_connections)", "{{pod}}")],
          "Kept-alive connections from the apiservers (and Prometheus)."),
+        ("Log lines dropped", "timeseries", "short",
+         [(f'sum by (pod) (increase(gpu_admission_log_lines_dropped_total[{RATE}]))', "{{pod}}")],
+         "Decision log lines lost because stdout fell behind: the runbook's log searches miss them."),
         ("Build per replica", "table", "short",
          [("max by (pod, version, revision) (gpu_admission_build_info)", "{{pod}} {{version}} {{revision}}")],
          "Version and source revision of each replica; two during a rollout, one otherwise."),
