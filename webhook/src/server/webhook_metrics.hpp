@@ -2,6 +2,7 @@
 // references so the request path does no registry lookups.
 #pragma once
 
+#include "telemetry/build_info.hpp"
 #include "telemetry/metric_names.hpp"
 #include "telemetry/metrics.hpp"
 
@@ -25,7 +26,11 @@ struct WebhookMetrics {
             r.gauge(telemetry::kCertificateLastReloadSuccessTimestampSeconds).get()),
         certificateNotBefore(r.gauge(telemetry::kCertificateNotBeforeTimestampSeconds).get()),
         violations(r.counter(telemetry::kViolationsTotal)),
-        quotaUnavailable(r.counter(telemetry::kQuotaUnavailableTotal)) {}
+        quotaUnavailable(r.counter(telemetry::kQuotaUnavailableTotal)) {
+    r.gauge(telemetry::kBuildInfo)
+        .with({telemetry::kBuildVersion, telemetry::kBuildRevision})
+        .set(1);
+  }
 
   telemetry::Registry& registry;
   telemetry::CounterFamily& requests;       // path, decision, class, namespace, reason
