@@ -81,18 +81,18 @@ std::string nodeJson(std::size_t i, bool cordoned = false) {
   s += R"("addresses":[{"type":"InternalIP","address":"10.0.)" + std::to_string(i % 250) + "." +
        std::to_string(i / 250) + R"("},{"type":"Hostname","address":"gpu-node-)" + n + R"("}],)";
   s +=
-      R"("nodeInfo":{"kubeletVersion":"v1.31.2","containerRuntimeVersion":"containerd://1.7.22","kernelVersion":"6.1.0-26-amd64","osImage":"Debian GNU/Linux 12 (bookworm)",
-      "architecture" : "amd64", "operatingSystem" : "linux"
-},)";
+      R"x("nodeInfo":{"kubeletVersion":"v1.31.2","containerRuntimeVersion":"containerd://1.7.22",)x"
+      R"x("kernelVersion":"6.1.0-26-amd64","osImage":"Debian GNU/Linux 12 (bookworm)",)x"
+      R"x("architecture":"amd64","operatingSystem":"linux"},)x";
   s += R"("images":[)";
-for (int k = 0; k < 20; ++k)
-  s +=
-      std::string(k ? "," : "") +
-      R"({"names":["nvcr.io/nvidia/pytorch@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde)" +
-      std::to_string(k % 10) + R"(","nvcr.io/nvidia/pytorch:24.0)" + std::to_string(k % 10) +
-      R"(-py3"],"sizeBytes":9876543210})";
-s += "]}}";
-return s;
+  for (int k = 0; k < 20; ++k)
+    s +=
+        std::string(k ? "," : "") +
+        R"({"names":["nvcr.io/nvidia/pytorch@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcde)" +
+        std::to_string(k % 10) + R"(","nvcr.io/nvidia/pytorch:24.0)" + std::to_string(k % 10) +
+        R"(-py3"],"sizeBytes":9876543210})";
+  s += "]}}";
+  return s;
 }
 
 std::string listOf(std::size_t count, std::string (*item)(std::size_t)) {
