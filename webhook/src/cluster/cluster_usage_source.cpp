@@ -329,13 +329,17 @@ class ClusterUsageSource::Runner {
     if (!available) {
       snapshot = unavailableSupply(reason);
     } else {
-      auto s = std::make_shared<engine::SupplySnapshot>();
-      std::lock_guard lock(mutex_);
-      s->available = true;
-      s->nodes = supply_.nodes();
-      s->pending = supply_.pending(unixSeconds());
-      owner_.metrics_->ledgerNodes = supply_.nodeCount();
-      snapshot = std::move(s);
+      std::vector<engine::NodeSupply> nodes;
+      std::vector<engine::PendingQueue> pending;
+      {
+        std::lock_guard lock(mutex_);
+        nodes = supply_.nodes();
+        pending = supply_.pending(unixSeconds());
+        owner_.metrics_->ledgerNodes = supply_.nodeCount();
+      }
+      // Folded per pool here, once per publish, so no request ever walks the nodes.
+      snapshot = std::make_shared<const engine::SupplySnapshot>(
+          engine::summarizeSupply(std::move(nodes), std::move(pending), *ledger_.policy()));
     }
     {
       std::lock_guard lock(owner_.snapshotMutex_);

@@ -461,6 +461,11 @@ TEST_F(NodeSourceTest, NodesAppearAreCordonedGoNotReadyAndChangeMigLayout) {
            n.allocated.at("nvidia.com/mig-1g.10gb") == 2 && n.cpuMillis == 96000;
   })) << source->currentSupply()->unavailableReason;
   EXPECT_TRUE(source->metrics().supplySynced.load());
+  // Folded per pool by the source, for the policy in force.
+  EXPECT_EQ(supply()->policyRevision, policy->revision);
+  ASSERT_NE(supply()->pool("infer-a100"), nullptr);
+  EXPECT_EQ(supply()->pool("infer-a100")->nodesSchedulable, 1);
+  EXPECT_EQ(supply()->pool("infer-a100")->resources.at("nvidia.com/mig-1g.10gb").allocated, 2);
 
   server.upsertNode(nodeJson("a2", R"("nvidia.com/mig-1g.10gb":"7")"));
   ASSERT_TRUE(nodeBecomes("a2", [](const engine::NodeSupply& n) { return n.ready; }));
