@@ -28,7 +28,7 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" \
     -DGPUA_TESTS=OFF -DGPUA_BENCHMARKS=ON >/dev/null
   cmake --build "$build" -j "$(nproc)" --target gpu-admission gpua_engine_bench gpua_ledger_bench \
-    gpua_policy_bench gpua_service_bench gpua_load gpua_null_server >/dev/null
+    gpua_supply_bench gpua_policy_bench gpua_service_bench gpua_load gpua_null_server >/dev/null
 fi
 
 can_pin() { command -v taskset >/dev/null && taskset -c "$1" true 2>/dev/null; }
@@ -47,6 +47,9 @@ if [ "${SKIP_MICRO:-0}" != 1 ]; then
   echo "== usage ledger: 100,000 pods"
   pin "$client_cpu" "$bin/gpua_ledger_bench" --benchmark_min_time=0.5 \
     --benchmark_out="$out/ledger.json" --benchmark_out_format=json
+  echo "== supply ledger: 5,000 nodes, 100,000 pods bound to them"
+  pin "$client_cpu" "$bin/gpua_supply_bench" --benchmark_min_time=0.5 \
+    --benchmark_out="$out/supply.json" --benchmark_out_format=json
   echo "== policy load"
   pin "$client_cpu" "$bin/gpua_policy_bench" --benchmark_min_time=0.5 \
     --benchmark_out="$out/policy.json" --benchmark_out_format=json

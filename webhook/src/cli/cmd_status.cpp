@@ -117,6 +117,16 @@ cluster::StatusReport reportOf(const Inputs& in, const policy::PolicySet& policy
 
 // ---- table ----
 
+// printf without the trailing blanks of empty last columns.
+template <class... Args>
+void row(const char* fmt, Args... args) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, fmt, args...);
+  std::string line(buf);
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\n')) line.pop_back();
+  std::printf("%s\n", line.c_str());
+}
+
 std::string duration(double seconds) {
   const auto s = static_cast<int64_t>(std::llround(std::max(0.0, seconds)));
   char buf[32];
@@ -144,22 +154,20 @@ void printPools(const cluster::StatusReport& r) {
     std::printf("pools: no node data (%s)\n", r.supplyUnavailableReason.c_str());
     return;
   }
-  const char* fmt = "%-18s %-7s %-26s %11s %9s %6s %7s %7s\n";
-  std::printf(fmt, "POOL", "NODES", "RESOURCE", "ALLOCATABLE", "ALLOCATED", "FREE", "PENDING",
-              "OLDEST");
+  const char* fmt = "%-18s %-7s %-26s %11s %9s %6s %7s %7s";
+  row(fmt, "POOL", "NODES", "RESOURCE", "ALLOCATABLE", "ALLOCATED", "FREE", "PENDING", "OLDEST");
   for (const auto& p : r.pools) {
     const auto nodes = std::to_string(p.nodesReady) + "/" + std::to_string(p.nodesTotal);
     const auto pending = std::to_string(p.pendingPods);
     const auto oldest = p.pendingPods > 0 ? duration(p.oldestWaitSeconds) : "-";
     if (p.resources.empty())
-      std::printf(fmt, p.pool.c_str(), nodes.c_str(), "-", "-", "-", "-", pending.c_str(),
-                  oldest.c_str());
+      row(fmt, p.pool.c_str(), nodes.c_str(), "-", "-", "-", "-", pending.c_str(), oldest.c_str());
     bool first = true;
     for (const auto& res : p.resources) {
-      std::printf(fmt, first ? p.pool.c_str() : "", first ? nodes.c_str() : "", res.name.c_str(),
-                  std::to_string(res.allocatable).c_str(), std::to_string(res.allocated).c_str(),
-                  std::to_string(res.free).c_str(), first ? pending.c_str() : "",
-                  first ? oldest.c_str() : "");
+      row(fmt, first ? p.pool.c_str() : "", first ? nodes.c_str() : "", res.name.c_str(),
+          std::to_string(res.allocatable).c_str(), std::to_string(res.allocated).c_str(),
+          std::to_string(res.free).c_str(), first ? pending.c_str() : "",
+          first ? oldest.c_str() : "");
       first = false;
     }
   }
@@ -172,29 +180,28 @@ void printPools(const cluster::StatusReport& r) {
 
 void printQuotas(const cluster::StatusReport& r) {
   if (r.quotas.empty()) return;
-  const char* fmt = "%-18s %-28s %8s %8s  %s\n";
+  const char* fmt = "%-18s %-28s %8s %8s  %s";
   std::printf("\n");
-  std::printf(fmt, "QUOTA", "SCOPE", "USED GE", "LIMIT", "TOP NAMESPACES");
+  row(fmt, "QUOTA", "SCOPE", "USED GE", "LIMIT", "TOP NAMESPACES");
   for (const auto& q : r.quotas) {
     std::string top;
     for (const auto& [ns, used] : q.topNamespaces)
       top += (top.empty() ? "" : ", ") + ns + " " + ge(used);
-    std::printf(fmt, q.quota.c_str(), q.scope.c_str(), ge(q.used).c_str(),
-                q.limit ? ge(*q.limit).c_str() : "-", top.empty() ? "-" : top.c_str());
+    row(fmt, q.quota.c_str(), q.scope.c_str(), ge(q.used).c_str(),
+        q.limit ? ge(*q.limit).c_str() : "-", top.empty() ? "-" : top.c_str());
   }
 }
 
 void printClasses(const cluster::StatusReport& r) {
-  const char* fmt = "%-18s %7s %7s %9s %9s %9s\n";
+  const char* fmt = "%-18s %7s %7s %9s %9s %9s";
   std::printf("\n");
-  std::printf(fmt, "CLASS", "PENDING", "OLDEST", "BOUND 1H", "WAIT P50", "WAIT P95");
+  row(fmt, "CLASS", "PENDING", "OLDEST", "BOUND 1H", "WAIT P50", "WAIT P95");
   auto opt = [](const std::optional<double>& v) { return v ? duration(*v) : std::string("-"); };
   for (const auto& c : r.classes)
-    std::printf(fmt, c.className.empty() ? "(unclassified)" : c.className.c_str(),
-                std::to_string(c.pendingPods).c_str(),
-                c.pendingPods > 0 ? duration(c.oldestWaitSeconds).c_str() : "-",
-                std::to_string(c.boundLastHour).c_str(), opt(c.waitP50).c_str(),
-                opt(c.waitP95).c_str());
+    row(fmt, c.className.empty() ? "(unclassified)" : c.className.c_str(),
+        std::to_string(c.pendingPods).c_str(),
+        c.pendingPods > 0 ? duration(c.oldestWaitSeconds).c_str() : "-",
+        std::to_string(c.boundLastHour).c_str(), opt(c.waitP50).c_str(), opt(c.waitP95).c_str());
 }
 
 // ---- json ----

@@ -36,13 +36,14 @@ const std::string kWith2g = R"("nvidia.com/mig-2g.20gb":"3","nvidia.com/mig-1g.1
 
 // An inference pod (KServe) asking for one whole GPU: the class rewrites it to a 2g.20gb slice.
 std::string inferencePod(const std::string& name, const std::string& extraMetadata = "",
-                         const std::string& node = "", const std::string& status = "") {
+                         const std::string& node = "", const std::string& status = "",
+                         const std::string& resource = "nvidia.com/gpu") {
   return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name +
          R"(","namespace":"serving","uid":"uid-)" + name +
          R"(","creationTimestamp":"2026-12-01T08:00:00Z","labels":{"serving.kserve.io/inferenceservice":"llm"})" +
          extraMetadata + R"(},"spec":{)" + (node.empty() ? "" : R"("nodeName":")" + node + "\",") +
-         R"("containers":[{"name":"main","image":"vllm","resources":{"limits":{"nvidia.com/gpu":"1"}}}]})" +
-         (status.empty() ? "" : R"(,"status":)" + status) + "}";
+         R"("containers":[{"name":"main","image":"vllm","resources":{"limits":{")" + resource +
+         R"(":"1"}}}]})" + (status.empty() ? "" : R"(,"status":)" + status) + "}";
 }
 
 std::string reviewOf(const std::string& pod) {
@@ -55,7 +56,7 @@ std::string reviewOf(const std::string& pod) {
 
 struct Answer {
   bool allowed = false;
-  std::string message, rules, raw;
+  std::string message, rules, warnings, raw;
 };
 
 Answer answerOf(const ClientResponse& res) {
@@ -69,6 +70,11 @@ Answer answerOf(const ClientResponse& res) {
     a.message = r["status"]["message"].GetString();
   if (r.HasMember("auditAnnotations") && r["auditAnnotations"].HasMember("violation-rules"))
     a.rules = r["auditAnnotations"]["violation-rules"].GetString();
+  // The whole message: warnings are cut to 120 characters, the audit annotation is not.
+  if (r.HasMember("auditAnnotations") && r["auditAnnotations"].HasMember("violation"))
+    a.message = r["auditAnnotations"]["violation"].GetString();
+  if (r.HasMember("warnings"))
+    for (const auto& w : r["warnings"].GetArray()) a.warnings += std::string(w.GetString()) + "\n";
   return a;
 }
 
@@ -96,7 +102,8 @@ std::pair<int, std::string> run(const std::string& command) {
 class E2eSupplyTest : public E2eTest {
  protected:
   void SetUp() override {
-    // env=dev: the shipped rollout enforces there, so no-capacity denies.
+    // env=dev: the shipped rollout enforces there; the shipped capacityCheck (warn) still only
+    // warns about capacity.
     api_.upsertNamespace("serving",
                          {{"gpu-admission.io/serving", "true"}, {"team", "nlp"}, {"env", "dev"}});
     api_.upsertNode(a100Node("a100-1", kNo2g));
@@ -124,9 +131,9 @@ users:
     return path.string();
   }
 
-  void startWatching() {
+  void startWatching(int readyA100Nodes) {
     start({"--kubeconfig", kubeconfig()}, std::string(GPUA_REPO_ROOT) + "/policies");
-    ASSERT_TRUE(eventually([this] { return hasMetric(readyNodes(2)); })) << metrics();
+    ASSERT_TRUE(eventually([&] { return hasMetric(readyNodes(readyA100Nodes)); })) << metrics();
   }
 
   static std::string readyNodes(int n) {
@@ -135,9 +142,9 @@ users:
   }
   bool hasMetric(const std::string& line) { return metrics().find(line) != std::string::npos; }
   Answer admit(const std::string& pod) { return answerOf(post("/mutate", reviewOf(pod))); }
-  bool denied(const std::string& pod) {
+  bool noCapacity(const std::string& pod) {
     const auto a = admit(pod);
-    return !a.allowed && a.rules.find("no-capacity") != std::string::npos;
+    return a.rules.find("no-capacity") != std::string::npos;
   }
   bool admitted(const std::string& pod) {
     const auto a = admit(pod);
@@ -148,11 +155,13 @@ users:
 };
 
 TEST_F(E2eSupplyTest, NoCapacityNamesTheProfilesUntilANodeAdvertisesTheRewrittenOne) {
-  startWatching();
+  startWatching(2);
   const auto pod = inferencePod("llm-0");
   const auto first = admit(pod);
-  EXPECT_FALSE(first.allowed) << first.raw;
+  EXPECT_TRUE(first.allowed) << "capacityCheck warn never denies: " << first.raw;
   EXPECT_NE(first.rules.find("no-capacity"), std::string::npos) << first.raw;
+  EXPECT_NE(first.warnings.find("gpu-admission (capacity warning): "), std::string::npos)
+      << first.raw;
   for (const char* text : {"pool infer-a100 offers", "nvidia.com/mig-1g.10gb (7 per node)",
                            "nvidia.com/mig-3g.40gb (2)", "none offers nvidia.com/mig-2g.20gb"})
     EXPECT_NE(first.message.find(text), std::string::npos) << text << " in: " << first.message;
@@ -173,13 +182,12 @@ TEST_F(E2eSupplyTest, NoCapacityNamesTheProfilesUntilANodeAdvertisesTheRewritten
 
 TEST_F(E2eSupplyTest, DecisionsAndMetricsFollowCordonNotReadyAndMigLayout) {
   api_.upsertNode(a100Node("a100-3", kWith2g));
-  startWatching();
-  ASSERT_TRUE(eventually([this] { return hasMetric(readyNodes(3)); })) << metrics();
+  startWatching(3);
   const auto pod = inferencePod("llm-1");
   ASSERT_TRUE(eventually([&] { return admitted(pod); })) << admit(pod).raw;
 
   api_.upsertNode(a100Node("a100-3", kWith2g, true, /*cordoned=*/true));
-  EXPECT_TRUE(eventually([&] { return denied(pod); })) << admit(pod).raw;
+  EXPECT_TRUE(eventually([&] { return noCapacity(pod); })) << admit(pod).raw;
   EXPECT_TRUE(eventually([this] {
     return hasMetric("gpu_admission_pool_nodes{pool=\"infer-a100\",state=\"cordoned\"} 1\n");
   })) << metrics();
@@ -189,7 +197,7 @@ TEST_F(E2eSupplyTest, DecisionsAndMetricsFollowCordonNotReadyAndMigLayout) {
     return hasMetric("gpu_admission_pool_nodes{pool=\"infer-a100\",state=\"not_ready\"} 1\n") &&
            hasMetric("gpu_admission_pool_nodes{pool=\"infer-a100\",state=\"cordoned\"} 0\n");
   })) << metrics();
-  EXPECT_TRUE(denied(pod)) << admit(pod).raw;
+  EXPECT_TRUE(noCapacity(pod)) << admit(pod).raw;
 
   // a100-1 is re-partitioned with 2g.20gb slices: the pod fits again.
   api_.upsertNode(a100Node("a100-1", kWith2g));
@@ -200,15 +208,17 @@ TEST_F(E2eSupplyTest, QueueMetricsAndTheStatusCommand) {
   api_.upsertNode(a100Node("a100-3", kWith2g));
   api_.upsertPod(
       inferencePod("waiting", R"(,"annotations":{"gpu-admission.io/class":"inference"})"));
-  startWatching();
+  startWatching(3);
   const std::string pending =
       "gpu_admission_pending_pods{class=\"inference\",pool=\"infer-a100\"} 1\n";
   ASSERT_TRUE(eventually([&] { return hasMetric(pending); })) << metrics();
 
-  // Bound 2 minutes after creation: one schedule wait, between 1 and 5 minutes.
+  // Bound 2 minutes after creation (with the slice the webhook rewrote it to): one schedule
+  // wait, between 1 and 5 minutes.
   api_.upsertPod(inferencePod(
       "waiting", R"(,"annotations":{"gpu-admission.io/class":"inference"})", "a100-3",
-      R"({"phase":"Running","conditions":[{"type":"PodScheduled","status":"True","lastTransitionTime":"2026-12-01T08:02:00Z"}]})"));
+      R"({"phase":"Running","conditions":[{"type":"PodScheduled","status":"True","lastTransitionTime":"2026-12-01T08:02:00Z"}]})",
+      "nvidia.com/mig-2g.20gb"));
   ASSERT_TRUE(eventually([&] {
     return hasMetric("gpu_admission_schedule_wait_seconds_count{class=\"inference\"} 1\n");
   })) << metrics();
@@ -227,8 +237,8 @@ TEST_F(E2eSupplyTest, QueueMetricsAndTheStatusCommand) {
   })) << metrics();
 
   api_.upsertPod(inferencePod("crashed", R"(,"annotations":{"gpu-admission.io/class":"inference"})",
-                              "a100-3",
-                              R"({"phase":"Failed","reason":"UnexpectedAdmissionError"})"));
+                              "a100-3", R"({"phase":"Failed","reason":"UnexpectedAdmissionError"})",
+                              "nvidia.com/mig-2g.20gb"));
   EXPECT_TRUE(eventually([&] {
     return hasMetric(
         "gpu_admission_pod_start_failures_total{class=\"inference\",reason="
