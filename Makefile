@@ -8,7 +8,7 @@ ASAN := build/asan
 BIN := $(RELEASE)/bin/gpu-admission
 LISTEN ?= 127.0.0.1:8443
 
-.PHONY: deps build build-asan run test test-release test-asan policy-test bench certs format clean
+.PHONY: deps build build-asan run test test-release test-asan policy-test fuzz bench certs format clean
 
 deps:
 	@bash .ci/install-deps
@@ -37,7 +37,11 @@ test-asan: build-asan
 policy-test: build
 	$(BIN) test policy-tests
 
-test: test-release test-asan policy-test
+# libFuzzer targets (clang, ASan+UBSan) in build/fuzz, FUZZ_SECONDS each (webhook/fuzz/run.sh).
+fuzz: deps
+	JOBS=$(JOBS) bash webhook/fuzz/run.sh
+
+test: test-release test-asan policy-test fuzz
 
 bench: build
 	bash webhook/bench/run-all.sh

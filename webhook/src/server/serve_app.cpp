@@ -111,7 +111,7 @@ void warnIfNamespaceLabelsUnknown(telemetry::JsonLogger& log, const UsageHookup&
 int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
   // Declared first, destroyed last: sessions report to metrics until the io_context is gone.
   telemetry::Registry registry;
-  WebhookMetrics metrics(registry);
+  WebhookMetrics metrics(registry, config.metricsNamespaceLabel);
   telemetry::JsonLogger logger(runtime.log);
 
   ReloadTargets targets;

@@ -44,6 +44,8 @@ struct ServeConfig {
   std::vector<std::string> usageFiles;  // --usage-from: a fixed snapshot (kubectl get -o json)
   // How long quotas stay live while the watch reconnects (cluster sources only).
   std::optional<std::chrono::milliseconds> quotaUnavailableGrace;
+  // --metrics-namespace-label: requests_total carries the namespace (one series per namespace).
+  bool metricsNamespaceLabel = true;
   bool help = false;
 
   bool watchesCluster() const { return inCluster || !kubeconfig.empty(); }
