@@ -113,10 +113,11 @@ void checkPatch(std::string_view body, const admission::ReviewResult& first, boo
   const engine::Decision& d = *first.decision;
   rapidjson::Document review;
   review.Parse<rapidjson::kParseIterativeFlag>(body.data(), body.size());
-  auto* request = review.IsObject() ? review.FindMember("request") : review.MemberEnd();
-  if (!review.IsObject() || request == review.MemberEnd() || !request->value.IsObject())
+  if (!review.IsObject()) fail("a patch for a body that is not an object");
+  const auto request = review.FindMember("request");
+  if (request == review.MemberEnd() || !request->value.IsObject())
     fail("a patch for a review without a request");
-  auto object = request->value.FindMember("object");
+  const auto object = request->value.FindMember("object");
   if (object == request->value.MemberEnd()) fail("a patch without an object");
   rapidjson::Document pod;
   pod.CopyFrom(object->value, pod.GetAllocator());

@@ -88,7 +88,10 @@ bool isPolicyFile(const fs::directory_entry& e, Diagnostics& errors) {
   if (name.starts_with(".") || (ext != ".yaml" && ext != ".yml")) return false;
   std::error_code ec;
   const bool regular = e.is_regular_file(ec);
-  if (ec) report(errors, {e.path().string(), 0, 0, ""}, "cannot stat: " + ec.message());
+  // A dangling symlink is a file that is gone (kubelet removes a ConfigMap key's link after
+  // its target): skipped, as before. Any other failure (ELOOP, EACCES) is reported.
+  const bool gone = ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory;
+  if (ec && !gone) report(errors, {e.path().string(), 0, 0, ""}, "cannot stat: " + ec.message());
   return regular;
 }
 

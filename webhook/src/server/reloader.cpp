@@ -49,12 +49,16 @@ void Reloader::pollOnce() {
     pollPolicies();
   } catch (const std::exception& e) {  // the loader reports errors as values; this is the edge
     countFailure("policy", e.what());
+  } catch (...) {  // an exception leaving the polling thread would terminate the server
+    countFailure("policy", "unknown exception");
   }
   try {
     if (certWatcher_.changed()) reloadCertificates();
   } catch (const std::exception& e) {
     targets_.logger->error("certificate reload failed; keeping the current certificate",
                            {{"error", e.what()}});
+  } catch (...) {
+    targets_.logger->error("certificate reload failed; keeping the current certificate");
   }
 }
 

@@ -176,6 +176,7 @@ TEST_F(LoaderPaths, AnEntryThatCannotBeStatedIsADiagnosticNotAnException) {
   write("a.yaml", kPools.text);
   fs::create_symlink("loop.yaml", dir_ / "loop.yaml");  // stat fails with ELOOP
   fs::create_symlink("loop.md", dir_ / "loop.md");      // not a policy name: never stat'ed
+  fs::create_symlink("gone", dir_ / "gone.yaml");       // dangling: a removed file, skipped
   LoadResult r;
   ASSERT_NO_THROW(r = loadPolicyPaths({dir_.string()}));
   ASSERT_FALSE(r.ok());
