@@ -158,7 +158,7 @@ TEST_F(ReloaderTest, LogsWhenAReloadChangesTheModeOfNamespaces) {
   std::rewind(logFile_);
   std::string again;
   for (int c; (c = std::fgetc(logFile_)) != EOF;) again += static_cast<char>(c);
-  EXPECT_EQ(again.find("enforcement mode", at + 20), std::string::npos) << again;
+  EXPECT_EQ(again.find("enforcement mode", at + line.size()), std::string::npos) << again;
 }
 
 TEST_F(ReloaderTest, BrokenCertificateKeepsTheCurrentContext) {
