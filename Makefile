@@ -8,7 +8,7 @@ ASAN := build/asan
 BIN := $(RELEASE)/bin/gpu-admission
 LISTEN ?= 127.0.0.1:8443
 
-.PHONY: deps build build-asan run test test-release test-asan policy-test fuzz bench certs format clean
+.PHONY: deps build build-asan run test test-release test-asan policy-test deploy-test fuzz bench certs format clean
 
 deps:
 	@bash .ci/install-deps
@@ -37,11 +37,17 @@ test-asan: build-asan
 policy-test: build
 	$(BIN) test policy-tests
 
+# The deployment kit (deploy/, Dockerfile, monitoring): kustomize renders, strict schema
+# validation, policy/deploy agreement, promtool, the image's libraries. Installs its own tools
+# (npm packages into build/deploy-tools, promtool from Debian). See deploy/tests/run.
+deploy-test: build
+	bash deploy/tests/run
+
 # libFuzzer targets (clang, ASan+UBSan) in build/fuzz, FUZZ_SECONDS each (webhook/fuzz/run.sh).
 fuzz: deps
 	JOBS=$(JOBS) bash webhook/fuzz/run.sh
 
-test: test-release test-asan policy-test fuzz
+test: test-release test-asan policy-test deploy-test fuzz
 
 bench: build
 	bash webhook/bench/run-all.sh

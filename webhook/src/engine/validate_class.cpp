@@ -121,6 +121,10 @@ void checkMaxPerPod(const ValidationInput& in, std::vector<Violation>& out) {
       if (++holderCount <= kListed) holders.push_back(text::quoted(c.name));
       holder = &c;
     }
+  // GCC 12 at -O3 reports a false -Wrestrict inside libstdc++ for "literal" + string&&
+  // (GCC bug 105329); the pragma covers these statements only.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wrestrict"
   const std::string who = holderCount == 1 ? " " + containerLabel(*holder) : "";
   const std::string listed =
       holderCount == 1
@@ -129,6 +133,7 @@ void checkMaxPerPod(const ValidationInput& in, std::vector<Violation>& out) {
                 (holderCount > kListed ? " and " + std::to_string(holderCount - kListed) + " more"
                                        : "") +
                 ")";
+#pragma GCC diagnostic pop
   // A class listed earlier that allows this many, and that a label selects (inference-large).
   const std::string bigger =
       gpuClassLabels({in.policy, in.namespaceName, in.namespaceLabels, &in.cls},
