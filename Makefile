@@ -8,7 +8,7 @@ ASAN := build/asan
 BIN := $(RELEASE)/bin/gpu-admission
 LISTEN ?= 127.0.0.1:8443
 
-.PHONY: deps build build-asan run test test-release test-asan policy-test deploy-test bench certs format clean
+.PHONY: deps build build-asan run test test-release test-asan policy-test deploy-test fuzz bench certs format clean
 
 deps:
 	@bash .ci/install-deps
@@ -43,7 +43,11 @@ policy-test: build
 deploy-test: build
 	bash deploy/tests/run
 
-test: test-release test-asan policy-test deploy-test
+# libFuzzer targets (clang, ASan+UBSan) in build/fuzz, FUZZ_SECONDS each (webhook/fuzz/run.sh).
+fuzz: deps
+	JOBS=$(JOBS) bash webhook/fuzz/run.sh
+
+test: test-release test-asan policy-test deploy-test fuzz
 
 bench: deps
 	bash webhook/bench/run-all.sh

@@ -88,6 +88,13 @@ std::vector<std::string> warningsFor(const engine::Decision& d, Endpoint endpoin
   std::vector<std::string> out;
   if (d.mode == policy::Mode::Warn)
     for (const auto& v : d.violations) out.push_back(v.message);
+  // The engine's notices (the fail-open "GPU quota not checked: ...") hold whether or not the
+  // pod was mutated: keep them, word for word as /mutate sends them, so that when both webhooks
+  // ran the apiserver drops the repeat and kubectl shows each once. What the engine's list
+  // holds besides them: the change summary first (when there are changes), then the warn-mode
+  // violations; both are replaced above.
+  for (std::size_t i = d.changes.empty() ? 0 : 1; i < d.warnings.size(); ++i)
+    if (!d.warnings[i].starts_with(engine::kWarnModePrefix)) out.push_back(d.warnings[i]);
   out.push_back(
       "gpu-admission: the mutating webhook did not run; changes not applied: " +
       (d.changes.empty() ? std::to_string(d.patch.size()) + " patch op(s)" : joined(d.changes)));

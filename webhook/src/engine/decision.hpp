@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/patch_op.hpp"
@@ -55,6 +56,9 @@ struct Decision {
 
   bool allowed() const { return !denial.has_value(); }
 };
+
+// Warn mode lists each violation in Decision.warnings behind this prefix.
+inline constexpr std::string_view kWarnModePrefix = "gpu-admission (warn mode): ";
 
 const char* outcomeName(Decision::Outcome o);
 const char* modeName(policy::Mode m);

@@ -30,6 +30,9 @@ void mutateContainer(const ContainerGpu& c, std::string_view rewriteTo, Mutation
   std::vector<std::string> limitRemoves;
   for (const auto& e : c.gpus) {
     if (!e.wantsGpu()) continue;  // a 0 quantity is no GPU: leave it as written
+    // Not a GPU count ("1.5", "abc"): the violation says so; renaming it or copying it into a
+    // limit would only spread the mistake (warn and audit mode admit the pod as written).
+    if (e.invalid) continue;
     const bool rename = !rewriteTo.empty() && e.resource == kWholeGpu;
     const std::string_view target = rename ? rewriteTo : e.resource;
     if (rename && e.request != nullptr) {

@@ -1,6 +1,6 @@
 // CPU and memory quantities ("500m", "4Gi", "1.5", "2e3") in thousandths of the base unit, as
-// Kubernetes' Quantity.MilliValue() (rounded up). For sizing a pod against a node's shape;
-// extended resources keep their whole-number parser (quantity.hpp).
+// Kubernetes' Quantity.MilliValue() (rounded up). For sizing a pod against a node's shape; a
+// thin view of the exact parser in quantity.hpp, which GPU counts use too.
 #pragma once
 
 #include <rapidjson/document.h>

@@ -109,20 +109,30 @@ void checkMaxPerPod(const ValidationInput& in, std::vector<Violation>& out) {
   for (const auto& [resource, units] : effectiveUnits(in.gpu, in.rewriteTo))
     total = addUnits(total, units);
   if (total <= max) return;
-  // Name the container when one holds the GPUs, as developers think in containers.
+  // Name the container when one holds the GPUs, as developers think in containers. Several
+  // are listed after the numbers and the fix, and only the first few, so that a pod with a
+  // hundred containers still reads "asks for 100 ... at most 8" within the apiserver's limits.
+  constexpr std::size_t kListed = 5;
   std::vector<std::string> holders;
+  std::size_t holderCount = 0;
   const ContainerGpu* holder = nullptr;
   for (const auto& c : in.gpu.containers)
     if (c.units() > 0) {
-      holders.push_back(text::quoted(c.name));
+      if (++holderCount <= kListed) holders.push_back(text::quoted(c.name));
       holder = &c;
     }
-    // GCC 12 at -O3 reports a false -Wrestrict inside libstdc++ for "literal" + string&&
-    // (GCC bug 105329); the pragma covers this statement only.
+  // GCC 12 at -O3 reports a false -Wrestrict inside libstdc++ for "literal" + string&&
+  // (GCC bug 105329); the pragma covers these statements only.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wrestrict"
-  const std::string who = holders.size() == 1 ? " " + containerLabel(*holder)
-                                              : " (containers " + text::join(holders) + ")";
+  const std::string who = holderCount == 1 ? " " + containerLabel(*holder) : "";
+  const std::string listed =
+      holderCount == 1
+          ? ""
+          : " (containers " + text::join(holders) +
+                (holderCount > kListed ? " and " + std::to_string(holderCount - kListed) + " more"
+                                       : "") +
+                ")";
 #pragma GCC diagnostic pop
   // A class listed earlier that allows this many, and that a label selects (inference-large).
   const std::string bigger =
@@ -138,7 +148,7 @@ void checkMaxPerPod(const ValidationInput& in, std::vector<Violation>& out) {
            (bigger.empty() ? std::string(" ")
                            : ", label the " + podWord(in) + " " + bigger +
                                  " for a class that allows " + std::to_string(total) + ", ") +
-           "or ask the platform team for a larger limit"});
+           "or ask the platform team for a larger limit" + listed});
 }
 
 bool isSharedResource(std::string_view resource, const ValidationInput& in) {

@@ -104,7 +104,7 @@ void applyVerdict(Decision& d) {
   warnings.reserve(1 + all.size() + d.warnings.size());
   if (!d.changes.empty()) warnings.push_back(changeSummary(d));
   if (d.mode == policy::Mode::Warn)
-    for (const auto* v : all) warnings.push_back("gpu-admission (warn mode): " + v->message);
+    for (const auto* v : all) warnings.push_back(std::string(kWarnModePrefix) + v->message);
   if (d.mode == policy::Mode::Enforce)  // only advisory ones are left: nothing was enforced
     for (const auto* v : all) warnings.push_back("gpu-admission (capacity warning): " + v->message);
   for (auto& w : d.warnings) warnings.push_back(std::move(w));

@@ -80,10 +80,19 @@ void sortDiagnostics(const std::vector<PolicySource>& sources, Diagnostics& erro
   });
 }
 
-bool isPolicyFile(const fs::directory_entry& e) {
+// A hidden entry (the kubelet's ..data) or another extension is no policy file and is never
+// stat'ed; a policy-named entry that cannot be stat'ed is reported, not skipped.
+bool isPolicyFile(const fs::directory_entry& e, Diagnostics& errors) {
   const std::string name = e.path().filename().string();
   const std::string ext = e.path().extension().string();
-  return e.is_regular_file() && !name.starts_with(".") && (ext == ".yaml" || ext == ".yml");
+  if (name.starts_with(".") || (ext != ".yaml" && ext != ".yml")) return false;
+  std::error_code ec;
+  const bool regular = e.is_regular_file(ec);
+  // A dangling symlink is a file that is gone (kubelet removes a ConfigMap key's link after
+  // its target): skipped, as before. Any other failure (ELOOP, EACCES) is reported.
+  const bool gone = ec == std::errc::no_such_file_or_directory || ec == std::errc::not_a_directory;
+  if (ec && !gone) report(errors, {e.path().string(), 0, 0, ""}, "cannot stat: " + ec.message());
+  return regular;
 }
 
 // Files of `path` (itself, or the policy files directly inside a directory).
@@ -91,19 +100,25 @@ std::vector<std::string> expand(const std::string& path, Diagnostics& errors) {
   std::error_code ec;
   if (!fs::is_directory(path, ec)) return {path};
   std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(path, ec))
-    if (isPolicyFile(e)) files.push_back(e.path().string());
+  const std::size_t errorsBefore = errors.size();
+  for (fs::directory_iterator it(path, ec), end; !ec && it != end; it.increment(ec))
+    if (isPolicyFile(*it, errors)) files.push_back(it->path().string());
   std::sort(files.begin(), files.end());
   if (ec)
     report(errors, {path, 0, 0, ""}, "cannot list directory: " + ec.message());
-  else if (files.empty())
+  else if (files.empty() && errors.size() == errorsBefore)
     report(errors, {path, 0, 0, ""}, "no *.yaml or *.yml files in directory");
   return files;
 }
 
 std::optional<std::string> readFile(const std::string& file, Diagnostics& errors) {
   std::error_code ec;
-  if (!fs::exists(file, ec)) {
+  const bool exists = fs::exists(file, ec);
+  if (ec) {
+    report(errors, {file, 0, 0, ""}, "cannot stat: " + ec.message());
+    return std::nullopt;
+  }
+  if (!exists) {
     report(errors, {file, 0, 0, ""}, "cannot read: no such file or directory");
     return std::nullopt;
   }
@@ -115,6 +130,15 @@ std::optional<std::string> readFile(const std::string& file, Diagnostics& errors
     return std::nullopt;
   }
   return text.str();
+}
+
+void feedFnv(uint64_t& hash, std::string_view bytes) {
+  for (unsigned char c : bytes) {
+    hash ^= c;
+    hash *= 0x100000001b3ULL;
+  }
+  hash ^= 0xff;  // separator
+  hash *= 0x100000001b3ULL;
 }
 
 }  // namespace
@@ -138,19 +162,37 @@ LoadResult loadPolicySources(const std::vector<PolicySource>& sources) {
   return result;
 }
 
-LoadResult loadPolicyPaths(const std::vector<std::string>& paths) {
-  Diagnostics readErrors;
-  if (paths.empty()) report(readErrors, {}, "no policy paths given");
-  std::vector<PolicySource> sources;
+uint64_t PolicyFiles::fingerprint() const {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const auto& s : sources) {
+    feedFnv(hash, s.fileName);
+    feedFnv(hash, s.text);
+  }
+  for (const auto& e : errors) feedFnv(hash, e.format());
+  return hash;
+}
+
+PolicyFiles readPolicyPaths(const std::vector<std::string>& paths) {
+  PolicyFiles out;
+  if (paths.empty()) report(out.errors, {}, "no policy paths given");
   for (const auto& path : paths)
-    for (const auto& file : expand(path, readErrors))
-      if (auto text = readFile(file, readErrors)) sources.push_back({file, std::move(*text)});
-  if (sources.empty()) return LoadResult{nullptr, std::move(readErrors)};
-  LoadResult result = loadPolicySources(sources);
-  if (readErrors.empty()) return result;
+    for (const auto& file : expand(path, out.errors))
+      if (auto text = readFile(file, out.errors)) out.sources.push_back({file, std::move(*text)});
+  return out;
+}
+
+LoadResult loadPolicyFiles(const PolicyFiles& files) {
+  if (files.sources.empty()) return LoadResult{nullptr, files.errors};
+  LoadResult result = loadPolicySources(files.sources);
+  if (files.errors.empty()) return result;
   // One unreadable file is enough to refuse the whole set.
-  readErrors.insert(readErrors.end(), result.errors.begin(), result.errors.end());
-  return LoadResult{nullptr, std::move(readErrors)};
+  std::vector<Diagnostic> errors = files.errors;
+  errors.insert(errors.end(), result.errors.begin(), result.errors.end());
+  return LoadResult{nullptr, std::move(errors)};
+}
+
+LoadResult loadPolicyPaths(const std::vector<std::string>& paths) {
+  return loadPolicyFiles(readPolicyPaths(paths));
 }
 
 }  // namespace gpua::policy

@@ -2,6 +2,7 @@
 // the result carries errors and no policy: a broken file never yields a half-loaded policy.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -26,8 +27,23 @@ struct LoadResult {
 // Parses and merges the given sources (pure: no file access).
 LoadResult loadPolicySources(const std::vector<PolicySource>& sources);
 
-// Reads the files (directories: every *.yaml / *.yml directly inside, sorted by name) and calls
-// loadPolicySources. Unreadable paths become diagnostics.
+// The policy files as read at one moment: what a load parses and what a reload compares.
+struct PolicyFiles {
+  std::vector<PolicySource> sources;
+  std::vector<Diagnostic> errors;  // paths that could not be listed, stat'ed or read
+  // FNV-1a over every file name and byte, and the errors: equal when a new read saw the same.
+  uint64_t fingerprint() const;
+};
+
+// Reads the files (directories: every *.yaml / *.yml directly inside, sorted by name; hidden
+// entries are skipped). Never throws: an entry that cannot be stat'ed (a symlink loop, a
+// permission denied) or read is a diagnostic naming it.
+PolicyFiles readPolicyPaths(const std::vector<std::string>& paths);
+
+// Loads exactly the bytes read (pure). Any read error refuses the whole set.
+LoadResult loadPolicyFiles(const PolicyFiles& files);
+
+// readPolicyPaths then loadPolicyFiles.
 LoadResult loadPolicyPaths(const std::vector<std::string>& paths);
 
 }  // namespace gpua::policy

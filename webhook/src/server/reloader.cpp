@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "server/certificate_reload.hpp"
+#include "policy/rollout_summary.hpp"
 
 namespace gpua::server {
 
@@ -20,7 +21,7 @@ std::vector<std::string> certPaths(const TlsFiles& f) {
 Reloader::Reloader(ReloadTargets targets, std::chrono::milliseconds interval)
     : targets_(std::move(targets)),
       interval_(interval),
-      policyWatcher_(targets_.policyPaths),
+      loadedPolicy_(policy::readPolicyPaths(targets_.policyPaths).fingerprint()),
       certWatcher_(certPaths(targets_.tls)) {}
 
 Reloader::~Reloader() {
@@ -64,15 +65,51 @@ void Reloader::stop() {
 }
 
 void Reloader::pollOnce() {
-  if (policyWatcher_.changed()) reloadPolicies();
-  if (certWatcher_.changed()) reloadCertificates();
+  try {
+    pollPolicies();
+  } catch (const std::exception& e) {  // the loader reports errors as values; this is the edge
+    countFailure("policy", e.what());
+  } catch (...) {  // an exception leaving the polling thread would terminate the server
+    countFailure("policy", "unknown exception");
+  }
+  try {
+    if (certWatcher_.changed()) reloadCertificates();
+  } catch (const std::exception& e) {
+    targets_.logger->error("certificate reload failed; keeping the current certificate",
+                           {{"error", e.what()}});
+  } catch (...) {
+    targets_.logger->error("certificate reload failed; keeping the current certificate");
+  }
+}
+
+void Reloader::pollPolicies() {
+  std::lock_guard lock(policyMutex_);
+  const policy::PolicyFiles files = policy::readPolicyPaths(targets_.policyPaths);
+  const uint64_t seen = files.fingerprint();
+  if (seen == loadedPolicy_) {
+    pendingPolicy_.reset();  // changed and changed back: nothing to load
+    return;
+  }
+  if (pendingPolicy_ != seen) {  // new bytes: load them if the next poll sees them again
+    pendingPolicy_ = seen;
+    return;
+  }
+  pendingPolicy_.reset();
+  loadAndPublish(files);
+}
+
+void Reloader::countFailure(std::string_view what, std::string_view error) {
+  targets_.metrics->policyReloads.with({"error"}).inc();
+  targets_.metrics->policyLastReloadSuccess.set(0);
+  targets_.logger->error("policy reload failed; keeping the last good policy",
+                         {{"error", error}, {"stage", what}});
 }
 
 void Reloader::publishPolicy(const ReloadTargets& t,
                              std::shared_ptr<const policy::PolicySet> next) {
   const auto previous = t.policy->get();
   if (previous && previous->revision != next->revision)
-    t.metrics->policyRevision.with({previous->revision}).set(0);
+    t.metrics->policyRevision.remove({previous->revision});  // one series, not one per revision
   t.metrics->policyRevision.with({next->revision}).set(1);
   t.metrics->policyLastReloadSuccess.set(1);
   t.policy->set(std::move(next));
@@ -83,7 +120,21 @@ void Reloader::publishCertificate(const ReloadTargets& t, const TlsLoadResult& l
 }
 
 std::vector<policy::Diagnostic> Reloader::reloadPolicies() {
-  auto loaded = policy::loadPolicyPaths(targets_.policyPaths);
+  try {
+    std::lock_guard lock(policyMutex_);
+    pendingPolicy_.reset();
+    return loadAndPublish(policy::readPolicyPaths(targets_.policyPaths));
+  } catch (const std::exception& e) {
+    countFailure("policy", e.what());
+    policy::Diagnostic d;
+    d.message = std::string("policy reload failed: ") + e.what();
+    return {d};
+  }
+}
+
+std::vector<policy::Diagnostic> Reloader::loadAndPublish(const policy::PolicyFiles& files) {
+  loadedPolicy_ = files.fingerprint();  // even on failure: retry when the bytes change
+  auto loaded = policy::loadPolicyFiles(files);
   auto& log = *targets_.logger;
   if (!loaded.ok()) {
     targets_.metrics->policyReloads.with({"error"}).inc();
@@ -103,8 +154,22 @@ std::vector<policy::Diagnostic> Reloader::reloadPolicies() {
   log.info("policy reloaded", {{"policy", loaded.policy->name},
                                {"revision", loaded.policy->revision},
                                {"files", loaded.policy->sourceFiles}});
+  const auto previous = targets_.policy->get();
+  logModeChanges(previous.get(), *loaded.policy);
   publishPolicy(targets_, loaded.policy);
   return {};
+}
+
+void Reloader::logModeChanges(const policy::PolicySet* before, const policy::PolicySet& after) {
+  if (before == nullptr) return;
+  const auto was = policy::describeRollout(*before);
+  const auto now = policy::describeRollout(after);
+  if (was == now) return;
+  targets_.logger->warn("policy reload changes the enforcement mode of namespaces",
+                        {{"revision", after.revision},
+                         {"previousRevision", before->revision},
+                         {"before", was},
+                         {"after", now}});
 }
 
 std::string Reloader::reloadCertificates() {

@@ -3,13 +3,20 @@
 // a metric and a file:line log line per error); a certificate pair that fails to load keeps
 // the old context. Successful loads are swapped in whole, so requests in flight and open
 // connections are never disturbed; new TLS handshakes pick up the new certificate.
+//
+// Policies load only once their bytes have been the same for two polls in a row, so a file
+// caught half-written (which may still be valid YAML) is not loaded; and the bytes compared
+// next time are the ones that were loaded, so a rewrite racing a load is loaded too. No
+// exception escapes a poll or a reload: it is logged and counted as a failed reload.
 #pragma once
 
 #include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -49,7 +56,8 @@ class Reloader {
   // Safe from any thread, including a signal handler's.
   void requestReload();
 
-  // Loads policies now and publishes the result. Returns the errors (empty on success).
+  // Loads policies now (no stability wait) and publishes the result. Returns the errors (empty
+  // on success).
   std::vector<policy::Diagnostic> reloadPolicies();
   // Loads the certificate files now; returns the error (empty on success).
   std::string reloadCertificates();
@@ -60,9 +68,17 @@ class Reloader {
   static void publishCertificate(const ReloadTargets& targets, const TlsLoadResult& loaded);
 
  private:
+  void pollPolicies();
+  // Loads and publishes exactly `files`; policyMutex_ held.
+  std::vector<policy::Diagnostic> loadAndPublish(const policy::PolicyFiles& files);
+  void logModeChanges(const policy::PolicySet* before, const policy::PolicySet& after);
+  void countFailure(std::string_view what, std::string_view error);
+
   ReloadTargets targets_;
   std::chrono::milliseconds interval_;
-  FileWatcher policyWatcher_;
+  std::mutex policyMutex_;     // one policy read-compare-load at a time (poll or "reload now")
+  uint64_t loadedPolicy_ = 0;  // fingerprint of the bytes last handed to a load
+  std::optional<uint64_t> pendingPolicy_;  // bytes seen changed on the last poll, not loaded yet
   FileWatcher certWatcher_;
   std::mutex mutex_;
   std::condition_variable wake_;

@@ -208,7 +208,7 @@ void warnIfCapacityUnchecked(telemetry::JsonLogger& log, const UsageHookup& usag
 int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
   // Declared first, destroyed last: sessions report to metrics until the io_context is gone.
   telemetry::Registry registry;
-  WebhookMetrics metrics(registry);
+  WebhookMetrics metrics(registry, config.metricsNamespaceLabel);
   // Asynchronous: a request never waits for stdout (a pipe in a container). Destroyed after
   // every thread that logs has stopped, and destruction writes what is queued, so a SIGTERM
   // loses no line.

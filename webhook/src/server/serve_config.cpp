@@ -155,6 +155,14 @@ const std::vector<Setting>& settings() {
          c.inCluster = *b;
          return {};
        }},
+      {"--metrics-namespace-label", "GPU_ADMISSION_METRICS_NAMESPACE_LABEL",
+       "label requests_total by namespace: true (default) or false, for many namespaces",
+       [](ServeConfig& c, const std::string& v) -> std::string {
+         auto b = parseBool(v);
+         if (!b) return "invalid value \"" + v + "\" (use 1, true, 0 or false)";
+         c.metricsNamespaceLabel = *b;
+         return {};
+       }},
       {"--usage-from", "GPU_ADMISSION_USAGE_FROM",
        "fixed GPU usage from kubectl get -o json files (FILE[,FILE]; demos, offline)",
        [](ServeConfig& c, const std::string& v) -> std::string {

@@ -64,6 +64,8 @@ struct ServeConfig {
   // Share of routine decision lines kept (mutations, pods left alone), 0 to 1. Denials,
   // violations, warnings and errors are always logged.
   double logSampleRate = 1.0;
+  // --metrics-namespace-label: requests_total carries the namespace (one series per namespace).
+  bool metricsNamespaceLabel = true;
   bool help = false;
 
   bool watchesCluster() const { return inCluster || !kubeconfig.empty(); }

@@ -9,9 +9,13 @@
 namespace gpua::server {
 
 struct WebhookMetrics {
-  explicit WebhookMetrics(telemetry::Registry& r)
+  // namespaceLabel: whether requests_total carries the namespace (serve
+  // --metrics-namespace-label).
+  explicit WebhookMetrics(telemetry::Registry& r, bool namespaceLabel = true)
       : registry(r),
-        requests(r.counter(telemetry::kRequestsTotal)),
+        requestsByNamespace(namespaceLabel),
+        requests(r.counter(namespaceLabel ? telemetry::kRequestsTotal
+                                          : telemetry::kRequestsTotalWithoutNamespace)),
         duration(r.histogram(telemetry::kRequestDurationSeconds)),
         badRequests(r.counter(telemetry::kBadRequestsTotal)),
         policyRevision(r.gauge(telemetry::kPolicyRevisionInfo)),
@@ -33,7 +37,8 @@ struct WebhookMetrics {
   }
 
   telemetry::Registry& registry;
-  telemetry::CounterFamily& requests;       // path, decision, class, namespace, reason
+  const bool requestsByNamespace;
+  telemetry::CounterFamily& requests;       // path, decision, class, [namespace,] outcome
   telemetry::HistogramFamily& duration;     // path
   telemetry::CounterFamily& badRequests;    // kind
   telemetry::GaugeFamily& policyRevision;   // revision

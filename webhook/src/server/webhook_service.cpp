@@ -135,7 +135,10 @@ void WebhookService::record(const HttpRequest& request, const admission::ReviewR
   const std::string_view outcome =
       d ? std::string_view(engine::outcomeName(d->outcome)) : std::string_view("not-applicable");
   const char* decision = decisionLabel(result);
-  m.requests.with({path, decision, cls, result.namespaceName, outcome}).inc();
+  if (m.requestsByNamespace)
+    m.requests.with({path, decision, cls, result.namespaceName, outcome}).inc();
+  else
+    m.requests.with({path, decision, cls, outcome}).inc();
   if (d) {
     for (const auto& v : d->violations)
       m.violations.with({v.rule, engine::modeName(d->mode)}).inc();

@@ -17,7 +17,9 @@ struct MetricDef {
 
 namespace labels {
 inline constexpr std::string_view kRequests[] = {"path", "decision", "class", "namespace",
-                                                 "reason"};
+                                                 "outcome"};
+inline constexpr std::string_view kRequestsWithoutNamespace[] = {"path", "decision", "class",
+                                                                 "outcome"};
 inline constexpr std::string_view kPath[] = {"path"};
 inline constexpr std::string_view kKind[] = {"kind"};
 inline constexpr std::string_view kRevision[] = {"revision"};
@@ -44,11 +46,19 @@ inline constexpr MetricDef kBuildInfo{
     "gpu_admission_build_info", "The gpu-admission build serving (value is 1).", labels::kBuild};
 
 // Answered AdmissionReviews. path: /mutate|/validate; decision: allowed|denied|error;
-// class: the workload class or ""; reason: the decision outcome (no-gpu, classified, exempt...).
+// class: the workload class or ""; outcome: the engine's outcome (no-gpu, classified, exempt...).
+// Series: paths x decisions x classes x outcomes x namespaces. Every factor but the namespace
+// is bounded by code or policy (a few hundred series at most); namespaces are bounded by the
+// cluster only, so `serve --metrics-namespace-label=false` drops that label
+// (kRequestsTotalWithoutNamespace) where namespaces are many.
 inline constexpr MetricDef kRequestsTotal{
     "gpu_admission_requests_total",
     "AdmissionReview requests answered, by path, decision, class, namespace and outcome.",
     labels::kRequests};
+inline constexpr MetricDef kRequestsTotalWithoutNamespace{
+    "gpu_admission_requests_total",
+    "AdmissionReview requests answered, by path, decision, class and outcome.",
+    labels::kRequestsWithoutNamespace};
 
 // Wall time from the first byte of a request to its response being queued. Buckets:
 // latencyBucketsSeconds() (50us .. 10s).
@@ -62,7 +72,8 @@ inline constexpr MetricDef kBadRequestsTotal{"gpu_admission_bad_requests_total",
                                              "Requests rejected as malformed, by error kind.",
                                              labels::kKind};
 
-// Always 1 for the loaded policy revision (join on it to see which revision decided).
+// Always 1 for the loaded policy revision (join on it to see which revision decided); only the
+// revision in force has a series, earlier ones are removed on reload.
 inline constexpr MetricDef kPolicyRevisionInfo{"gpu_admission_policy_revision_info",
                                                "The policy revision in force (value is 1).",
                                                labels::kRevision};

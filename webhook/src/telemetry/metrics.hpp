@@ -134,6 +134,14 @@ class Family : public FamilyBase {
   }
   // The unlabelled series.
   Metric& get() { return with(std::span<const std::string_view>()); }
+  // Drops a series (it no longer renders); references to it from with() must not be used after.
+  void remove(std::initializer_list<std::string_view> values) {
+    checkArity(values.size());
+    std::unique_lock lock(mutex_);
+    if (auto it = series_.find(std::span<const std::string_view>(values.begin(), values.size()));
+        it != series_.end())
+      series_.erase(it);
+  }
 
  protected:
   template <class Fn>

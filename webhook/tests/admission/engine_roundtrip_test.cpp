@@ -4,6 +4,7 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -124,6 +125,52 @@ TEST_F(EngineRoundTrip, ValidateNeverPatchesAndNotesMissingMutation) {
   EXPECT_FALSE(body["response"].HasMember("patch"));
   EXPECT_FALSE(body["response"].HasMember("patchType"));
   EXPECT_NE(r.body.find("the mutating webhook did not run"), std::string::npos) << r.body;
+}
+
+std::vector<std::string> warningsOf(const ReviewResult& r) {
+  std::vector<std::string> out;
+  const auto body = parseBody(r.body);
+  if (!body["response"].HasMember("warnings")) return out;
+  for (const auto& w : body["response"]["warnings"].GetArray()) out.emplace_back(w.GetString());
+  return out;
+}
+
+// What kubectl prints: the apiserver joins every webhook's warnings and drops repeated texts.
+std::vector<std::string> shownByKubectl(const std::vector<std::vector<std::string>>& lists) {
+  std::vector<std::string> out;
+  for (const auto& list : lists)
+    for (const auto& w : list)
+      if (std::find(out.begin(), out.end(), w) == out.end()) out.push_back(w);
+  return out;
+}
+
+long countStarting(const std::vector<std::string>& warnings, std::string_view prefix) {
+  return std::count_if(warnings.begin(), warnings.end(),
+                       [&](const std::string& w) { return w.starts_with(prefix); });
+}
+
+TEST_F(EngineRoundTrip, FailOpenQuotaWarningReachesKubectlOnceWhicheverWebhooksRan) {
+  policy::Quota q;
+  q.name = "team";
+  q.gpuEquivalents = 16;
+  policy.quotas.push_back(q);
+  usage.available = false;
+  usage.unavailableReason = "Kubernetes API unreachable";
+  const std::string kNote = "GPU quota not checked: Kubernetes API unreachable";
+  const std::string pod = gpuPod(R"("gpu-admission.io/class":"training")", 2);
+
+  // Only the validating webhook ran (the mutating one is failurePolicy: Ignore).
+  const ReviewResult alone = run(pod, Endpoint::Validate);
+  ASSERT_TRUE(parseBody(alone.body)["response"]["allowed"].GetBool()) << alone.body;
+  const auto validateOnly = warningsOf(alone);
+  EXPECT_EQ(countStarting(validateOnly, kNote), 1) << alone.body;
+  EXPECT_EQ(countStarting(validateOnly, "gpu-admission: the mutating webhook did not run"), 1);
+
+  // Both ran: /mutate, then /validate of the patched pod.
+  const ReviewResult mutated = run(pod, Endpoint::Mutate);
+  const ReviewResult validated = run(applyResponsePatch(mutated, pod), Endpoint::Validate);
+  const auto both = shownByKubectl({warningsOf(mutated), warningsOf(validated)});
+  EXPECT_EQ(countStarting(both, kNote), 1) << mutated.body << "\n" << validated.body;
 }
 
 TEST_F(EngineRoundTrip, UnclassifiedGpuPodIsDeniedWith403Forbidden) {

@@ -57,6 +57,26 @@ TEST(Modes, WarnAdmitsWithPrefixedWarningsAndStillMutates) {
   EXPECT_EQ(at(run.patched, "/spec/priorityClassName"), R"("gpu-training")");
 }
 
+TEST(Modes, WarnNeverRewritesAnInvalidQuantity) {
+  // An inference pod would get nvidia.com/gpu renamed to its MIG profile; "1.5" is not a GPU
+  // count, so it stays exactly as written (no rename, no limit copied from it).
+  auto policy = stagedPolicy();
+  for (const std::string resources :
+       {R"({"limits":{"nvidia.com/gpu":"1.5"}})", R"({"requests":{"nvidia.com/gpu":"1.5"}})",
+        R"({"requests":{"nvidia.com/gpu":"1"},"limits":{"nvidia.com/gpu":"x"}})"}) {
+    SCOPED_TRACE(resources);
+    const Applied run =
+        decideAndApply(gpuPod(R"({"gpu-admission.io/class":"inference"})", resources), policy,
+                       podContext("team", {{"env", "prod"}}));
+    ASSERT_TRUE(run.decision.allowed());
+    EXPECT_EQ(run.decision.mode, policy::Mode::Warn);
+    EXPECT_EQ(run.decision.violations.at(0).rule, "invalid-gpu-quantity");
+    EXPECT_EQ(at(run.patched, "/spec/containers/0/resources"), resources);
+    for (const auto& op : run.decision.patch)
+      EXPECT_EQ(op.path.find("/resources"), std::string::npos) << op.path;
+  }
+}
+
 TEST(Modes, AuditAdmitsSilentlyAndRecords) {
   const Applied run = decideAndApply(kTooMany, stagedPolicy(), podContext("legacy", {}));
   const Decision& d = run.decision;

@@ -38,9 +38,46 @@ TEST(Validate, MaxPerPodSumsContainersAndNamesThem) {
       R"({"metadata":{"name":"p","labels":{"gpu-admission.io/class":"training"}},"spec":{"containers":[)"
       R"({"name":"a","resources":{"limits":{"nvidia.com/gpu":5}}},{"name":"b","resources":{"limits":{"nvidia.com/gpu":4}}}]}})";
   expectDenied(run(pod), "max-per-pod",
-               "pod \"p\" (containers \"a\", \"b\") asks for 9 nvidia.com/gpu but class training "
-               "allows at most 8 per pod: split the job across more pods or ask the platform team "
-               "for a larger limit");
+               "pod \"p\" asks for 9 nvidia.com/gpu but class training allows at most 8 per pod: "
+               "split the job across more pods or ask the platform team for a larger limit "
+               "(containers \"a\", \"b\")");
+}
+
+TEST(Validate, ManyContainersKeepTheNumbersAndTheFixFirstAndTheListBounded) {
+  std::string containers;
+  for (int i = 0; i < 100; ++i)
+    containers += std::string(i ? "," : "") + R"({"name":"worker-with-a-long-name-)" +
+                  std::to_string(i) + R"(","resources":{"limits":{"nvidia.com/gpu":1}}})";
+  const std::string pod =
+      R"({"metadata":{"name":"p","labels":{"gpu-admission.io/class":"training"}},"spec":{)"
+      R"("containers":[)" +
+      containers + "]}}";
+  const Decision d = run(pod);
+  ASSERT_FALSE(d.allowed());
+  const std::string& m = d.denial->message;
+  EXPECT_EQ(m.rfind("pod \"p\" asks for 100 nvidia.com/gpu but class training allows at most 8 "
+                    "per pod: split the job across more pods",
+                    0),
+            0u)
+      << m;
+  EXPECT_LE(m.size(), 400u) << m;
+  EXPECT_NE(m.find("\"worker-with-a-long-name-0\""), std::string::npos) << m;
+  EXPECT_NE(m.find(" and 95 more)"), std::string::npos) << m;
+  // In warn mode the same message is a warning: the apiserver's budget holds, numbers first.
+  auto p = makePolicy();
+  p.rollout = {{std::nullopt, policy::Mode::Warn}};
+  const Decision warned = run(pod, p);
+  ASSERT_TRUE(warned.allowed());
+  std::size_t total = 0;
+  bool sawNumbers = false;
+  for (const auto& w : warned.warnings) {
+    total += w.size();
+    sawNumbers = sawNumbers || w.find(
+                                   "asks for 100 nvidia.com/gpu but class training allows at "
+                                   "most 8 per pod") != std::string::npos;
+  }
+  EXPECT_TRUE(sawNumbers);
+  EXPECT_LE(total, 4096u);
 }
 
 TEST(Validate, InitContainersCountAsMaxNotSum) {
@@ -179,6 +216,24 @@ TEST(Validate, InvalidQuantities) {
   for (const std::string q : {R"("2")", R"("2000m")", "2.0", R"("+2")"})
     EXPECT_TRUE(run(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":)" + q + "}}")).allowed())
         << q;
+}
+
+TEST(Validate, WholeQuantitiesInEveryKubernetesForm) {
+  // Exponents and every SI suffix are whole numbers: the class's limit judges them.
+  for (const std::string q : {R"("1e3")", R"("2T")", R"("1Ti")", R"("8e0")", R"("0.008k")"}) {
+    SCOPED_TRACE(q);
+    const Decision d = run(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":)" + q + "}}"));
+    for (const auto& v : d.violations) EXPECT_NE(v.rule, "invalid-gpu-quantity");
+  }
+  const Decision thousand = run(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":"1e3"}})"));
+  ASSERT_FALSE(thousand.allowed());
+  EXPECT_EQ(thousand.violations[0].rule, "max-per-pod");
+  EXPECT_NE(thousand.denial->message.find("asks for 1000 nvidia.com/gpu"), std::string::npos);
+  EXPECT_TRUE(run(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":"8e0"}})")).allowed());
+  // Too large to be a count: reported, never wrapped.
+  const Decision huge = run(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":"8Ei"}})"));
+  ASSERT_FALSE(huge.allowed());
+  EXPECT_EQ(huge.violations[0].rule, "invalid-gpu-quantity");
 }
 
 TEST(Validate, RequestsLimitsMismatch) {

@@ -1,5 +1,6 @@
 // Several files merge into one policy; duplicates and settings written twice are refused.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -169,6 +170,48 @@ TEST_F(LoaderPaths, UnreadablePathRefusesEvenWhenOtherFilesLoad) {
   EXPECT_FALSE(r.ok());
   ASSERT_EQ(r.errors.size(), 1u) << testing::allErrors(r);
   EXPECT_EQ(r.errors[0].file, (dir_ / "gone.yaml").string());
+}
+
+TEST_F(LoaderPaths, AnEntryThatCannotBeStatedIsADiagnosticNotAnException) {
+  write("a.yaml", kPools.text);
+  fs::create_symlink("loop.yaml", dir_ / "loop.yaml");  // stat fails with ELOOP
+  fs::create_symlink("loop.md", dir_ / "loop.md");      // not a policy name: never stat'ed
+  fs::create_symlink("gone", dir_ / "gone.yaml");       // dangling: a removed file, skipped
+  LoadResult r;
+  ASSERT_NO_THROW(r = loadPolicyPaths({dir_.string()}));
+  ASSERT_FALSE(r.ok());
+  ASSERT_EQ(r.errors.size(), 1u) << testing::allErrors(r);
+  EXPECT_EQ(r.errors[0].file, (dir_ / "loop.yaml").string());
+  EXPECT_EQ(r.errors[0].message.rfind("cannot stat: ", 0), 0u) << r.errors[0].message;
+  // A file named directly goes the same way.
+  ASSERT_NO_THROW(r = loadPolicyPaths({(dir_ / "loop.yaml").string()}));
+  ASSERT_FALSE(r.ok());
+}
+
+TEST_F(LoaderPaths, AnEntryBehindADirectoryWithoutPermissionIsADiagnostic) {
+  if (::geteuid() == 0) GTEST_SKIP() << "root ignores directory permissions";
+  write("a.yaml", kPools.text);
+  fs::create_directories(dir_ / "locked");
+  write("locked/b.yaml", kClasses.text);
+  fs::create_symlink(dir_ / "locked" / "b.yaml", dir_ / "b.yaml");
+  fs::permissions(dir_ / "locked", fs::perms::none);
+  LoadResult r;
+  EXPECT_NO_THROW(r = loadPolicyPaths({dir_.string()}));
+  fs::permissions(dir_ / "locked", fs::perms::owner_all);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.errors.at(0).file, (dir_ / "b.yaml").string());
+}
+
+TEST_F(LoaderPaths, TheFingerprintCoversNamesBytesAndErrors) {
+  write("a.yaml", kPools.text);
+  const auto first = readPolicyPaths({dir_.string()});
+  EXPECT_EQ(first.fingerprint(), readPolicyPaths({dir_.string()}).fingerprint());
+  write("a.yaml", kPools.text + "\n");
+  EXPECT_NE(first.fingerprint(), readPolicyPaths({dir_.string()}).fingerprint());
+  fs::create_symlink("loop.yaml", dir_ / "loop.yaml");
+  const auto broken = readPolicyPaths({dir_.string()});
+  EXPECT_EQ(broken.errors.size(), 1u);
+  EXPECT_NE(broken.fingerprint(), first.fingerprint());
 }
 
 }  // namespace

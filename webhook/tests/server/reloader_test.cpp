@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <filesystem>
 
 #include "support/temp_dir.hpp"
 #include "support/tls_test_client.hpp"
@@ -53,19 +54,111 @@ TEST_F(ReloaderTest, GoodPolicySwapsBrokenPolicyKeepsTheLastGoodOne) {
 
   gpua::testing::writeFile(dir_.path() / "policies" / "p.yaml", policyYaml("NoSuchGpu"));
   r.pollOnce();
+  r.pollOnce();  // the same bytes twice: loaded
   EXPECT_EQ(targets_.policy->get(), first);
   EXPECT_EQ(metrics_.policyLastReloadSuccess.value(), 0);
   EXPECT_EQ(metrics_.policyReloads.with({"error"}).value(), 1);
 
   gpua::testing::writeFile(dir_.path() / "policies" / "p.yaml", policyYaml("A100-80GB"));
   r.pollOnce();
+  r.pollOnce();
   const auto second = targets_.policy->get();
   EXPECT_NE(second, first);
   EXPECT_NE(second->revision, first->revision);
   EXPECT_EQ(metrics_.policyRevision.with({second->revision}).value(), 1);
-  EXPECT_EQ(metrics_.policyRevision.with({first->revision}).value(), 0);
+  // Only the revision in force has a series: one per revision ever loaded would grow forever.
+  const std::string exposition = registry_.render();
+  EXPECT_EQ(exposition.find(first->revision), std::string::npos) << exposition;
   r.pollOnce();  // nothing changed: no reload
   EXPECT_EQ(metrics_.policyReloads.with({"success"}).value(), 2);
+}
+
+TEST_F(ReloaderTest, LoadsOnlyBytesThatStayedTheSameForTwoPolls) {
+  Reloader r(targets_, std::chrono::milliseconds(50));
+  ASSERT_TRUE(r.reloadPolicies().empty());
+  const auto first = targets_.policy->get();
+  // A file caught mid-write is valid YAML (here: the pools cut off), seen on one poll only.
+  const std::string full = policyYaml("A100-80GB");
+  gpua::testing::writeFile(dir_.path() / "policies" / "p.yaml",
+                           full.substr(0, full.find("  pools:")));
+  r.pollOnce();
+  EXPECT_EQ(targets_.policy->get(), first) << "loaded after one poll";
+  gpua::testing::writeFile(dir_.path() / "policies" / "p.yaml", full);
+  r.pollOnce();  // different again: still settling
+  EXPECT_EQ(targets_.policy->get(), first);
+  r.pollOnce();
+  ASSERT_NE(targets_.policy->get(), first);
+  EXPECT_EQ(targets_.policy->get()->pools.at(0).gpu, "A100-80GB");
+  EXPECT_EQ(metrics_.policyReloads.with({"success"}).value(), 2);
+  EXPECT_EQ(metrics_.policyReloads.with({"error"}).value(), 0);
+  r.pollOnce();
+  r.pollOnce();
+  EXPECT_EQ(metrics_.policyReloads.with({"success"}).value(), 2) << "unchanged bytes reloaded";
+}
+
+TEST_F(ReloaderTest, ComparesWithTheBytesItLoadedNotOnesSeenEarlier) {
+  Reloader r(targets_, std::chrono::milliseconds(50));
+  // "Reload now" loads what is on disk; the next polls compare with exactly those bytes.
+  gpua::testing::writeFile(dir_.path() / "policies" / "p.yaml", policyYaml("A100-80GB"));
+  ASSERT_TRUE(r.reloadPolicies().empty());
+  r.pollOnce();
+  r.pollOnce();
+  EXPECT_EQ(metrics_.policyReloads.with({"success"}).value(), 1);
+}
+
+TEST_F(ReloaderTest, AnEntryThatCannotBeStatedFailsTheReloadWithoutThrowing) {
+  Reloader r(targets_, std::chrono::milliseconds(50));
+  ASSERT_TRUE(r.reloadPolicies().empty());
+  const auto first = targets_.policy->get();
+  const auto dir = dir_.path() / "policies";
+  std::filesystem::create_symlink("loop.yaml", dir / "loop.yaml");    // ELOOP on stat
+  gpua::testing::writeFile(dir / "p.yaml", policyYaml("A100-80GB"));  // the unrelated edit
+  EXPECT_NO_THROW(r.pollOnce());
+  EXPECT_NO_THROW(r.pollOnce());
+  EXPECT_EQ(targets_.policy->get(), first);
+  EXPECT_EQ(metrics_.policyReloads.with({"error"}).value(), 1);
+  EXPECT_EQ(metrics_.policyLastReloadSuccess.value(), 0);
+  std::vector<policy::Diagnostic> errors;
+  EXPECT_NO_THROW(errors = r.reloadPolicies());
+  ASSERT_FALSE(errors.empty());
+  EXPECT_NE(errors[0].format().find("loop.yaml: cannot stat"), std::string::npos)
+      << errors[0].format();
+  std::filesystem::remove(dir / "loop.yaml");
+  r.pollOnce();
+  r.pollOnce();
+  ASSERT_NE(targets_.policy->get(), first);
+  EXPECT_EQ(metrics_.policyLastReloadSuccess.value(), 1);
+}
+
+TEST_F(ReloaderTest, LogsWhenAReloadChangesTheModeOfNamespaces) {
+  const auto file = dir_.path() / "policies" / "p.yaml";
+  const std::string staged = policyYaml("H100-80GB") +
+                             "  rollout:\n  - namespaces: {names: [legacy]}\n    mode: audit\n"
+                             "  - mode: warn\n";
+  gpua::testing::writeFile(file, staged);
+  Reloader r(targets_, std::chrono::milliseconds(50));
+  ASSERT_TRUE(r.reloadPolicies().empty());
+  gpua::testing::writeFile(file, policyYaml("H100-80GB"));  // the rollout block is gone
+  ASSERT_TRUE(r.reloadPolicies().empty());
+  std::fflush(logFile_);
+  std::rewind(logFile_);
+  std::string log;
+  for (int c; (c = std::fgetc(logFile_)) != EOF;) log += static_cast<char>(c);
+  const auto at = log.find("policy reload changes the enforcement mode of namespaces");
+  ASSERT_NE(at, std::string::npos) << log;
+  const std::string line = log.substr(at, log.find('\n', at) - at);
+  EXPECT_NE(line.find(R"("before":["namespaces legacy: audit","every other namespace: warn"])"),
+            std::string::npos)
+      << line;
+  EXPECT_NE(line.find(R"("after":["every namespace: enforce"])"), std::string::npos) << line;
+  // A reload that keeps the modes says nothing about them.
+  gpua::testing::writeFile(file, policyYaml("A100-80GB"));
+  ASSERT_TRUE(r.reloadPolicies().empty());
+  std::fflush(logFile_);
+  std::rewind(logFile_);
+  std::string again;
+  for (int c; (c = std::fgetc(logFile_)) != EOF;) again += static_cast<char>(c);
+  EXPECT_EQ(again.find("enforcement mode", at + line.size()), std::string::npos) << again;
 }
 
 TEST_F(ReloaderTest, BrokenCertificateKeepsTheCurrentContext) {

@@ -168,6 +168,20 @@ TEST(ServeConfig, UsageSourceFlags) {
   EXPECT_FALSE(r.config->watchesCluster());
 }
 
+TEST(ServeConfig, MetricsNamespaceLabelSwitch) {
+  auto r = parse({"--policies", "p", "--tls-cert", "c", "--tls-key", "k"});
+  ASSERT_TRUE(r.config) << r.error;
+  EXPECT_TRUE(r.config->metricsNamespaceLabel);
+  r = parse(
+      {"--policies", "p", "--tls-cert", "c", "--tls-key", "k", "--metrics-namespace-label=false"});
+  ASSERT_TRUE(r.config) << r.error;
+  EXPECT_FALSE(r.config->metricsNamespaceLabel);
+  r = parse({"--policies", "p", "--tls-cert", "c", "--tls-key", "k", "--metrics-namespace-label",
+             "maybe"});
+  EXPECT_FALSE(r.config);
+  EXPECT_NE(r.error.find("--metrics-namespace-label"), std::string::npos) << r.error;
+}
+
 TEST(ServeConfig, NoUsageSourceByDefaultEvenInsideAPod) {
   // KUBERNETES_SERVICE_HOST alone does not turn the watch on: in-cluster is explicit.
   auto r = parse({"--policies", "p", "--tls-cert", "c", "--tls-key", "k"},

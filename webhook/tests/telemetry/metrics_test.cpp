@@ -27,7 +27,7 @@ TEST(Metrics, CounterRendersHelpTypeAndLabelledSeries) {
                                                           {"decision", "allowed"},
                                                           {"class", "training"},
                                                           {"namespace", "team-a"},
-                                                          {"reason", "classified"}});
+                                                          {"outcome", "classified"}});
   ASSERT_NE(s, nullptr);
   EXPECT_EQ(s->value, "3");
   ASSERT_EQ(e.samples.size(), 2u);
@@ -174,7 +174,7 @@ TEST(Metrics, ConcurrentUpdatesAndRendersAreExact) {
                                                             {"decision", "allowed"},
                                                             {"class", ""},
                                                             {"namespace", ns},
-                                                            {"reason", "no-gpu"}});
+                                                            {"outcome", "no-gpu"}});
     ASSERT_NE(s, nullptr);
     EXPECT_EQ(s->value, std::to_string(kThreads / 2 * kPerThread));
   }

@@ -1,0 +1,160 @@
+// AdmissionReview decoding plus the full engine decision under the shipped policies, with an
+// oracle for every admitted pod that gets a patch:
+//   - the patch applies with the project's strict RFC 6902 applier (the apiserver's rules);
+//   - the patched pod, sent again (reinvocation), needs no further operations;
+//   - a pod that kept Kubernetes' extended-resource rules (whole quantities, requests equal to
+//     limits) still keeps them after the patch.
+// Any bytes must give an answer (200, or 4xx for bad input), never a crash.
+#include <rapidjson/document.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "admission/review.hpp"
+#include "engine/json_patch_apply.hpp"
+#include "engine/patch_op.hpp"
+#include "engine/quantity.hpp"
+#include "policy/loader.hpp"
+
+namespace {
+
+using namespace gpua;
+
+[[noreturn]] void fail(const std::string& what) {
+  std::fprintf(stderr, "review oracle: %s\n", what.c_str());
+  std::abort();
+}
+
+const policy::PolicySet& shippedPolicy() {
+  static const auto policy = [] {
+    auto loaded = policy::loadPolicyPaths({GPUA_POLICIES_DIR});
+    if (!loaded.ok()) fail(std::string("cannot load ") + GPUA_POLICIES_DIR);
+    return loaded.policy;
+  }();
+  return *policy;
+}
+
+// Live usage with namespace labels the shipped rollout and quotas select on, and no usage.
+const engine::UsageSnapshot& usage(bool live) {
+  static const engine::UsageSnapshot known = [] {
+    engine::UsageSnapshot u;
+    u.available = true;
+    u.namespaceLabels["team-a"] = {{"env", "dev"}, {"team", "vision"}};
+    u.namespaceLabels["ml-prod"] = {{"env", "prod"}};
+    u.namespaces["team-a"].gpuEquivalents = 3;
+    return u;
+  }();
+  static const engine::UsageSnapshot unknown = [] {
+    engine::UsageSnapshot u;
+    u.unavailableReason = "fuzz: usage unknown";
+    return u;
+  }();
+  return live ? known : unknown;
+}
+
+std::string toJson(const rapidjson::Value& v) {
+  rapidjson::StringBuffer b;
+  rapidjson::Writer<rapidjson::StringBuffer> w(b);
+  v.Accept(w);
+  return {b.GetString(), b.GetSize()};
+}
+
+const rapidjson::Value* member(const rapidjson::Value& v, const char* key) {
+  if (!v.IsObject()) return nullptr;
+  const auto it = v.FindMember(key);
+  return it == v.MemberEnd() ? nullptr : &it->value;
+}
+
+// Kubernetes' IsExtendedResourceName: outside the kubernetes.io domain, not a quota "requests."
+bool extended(std::string_view name) {
+  return name.find('/') != std::string_view::npos && !name.starts_with("requests.") &&
+         !name.starts_with("kubernetes.io/") &&
+         name.find(".kubernetes.io/") == std::string_view::npos;
+}
+
+bool wholeQuantity(const rapidjson::Value& v) {
+  const auto q = engine::quantityFromJson(v);
+  return q && q->whole() && !q->negative();
+}
+
+// Every container's extended resources: whole numbers, and each request has an equal limit.
+bool keepsExtendedResourceRules(const rapidjson::Value& pod) {
+  const auto* spec = member(pod, "spec");
+  for (const char* list : {"containers", "initContainers"}) {
+    const auto* containers = spec ? member(*spec, list) : nullptr;
+    if (containers == nullptr || !containers->IsArray()) continue;
+    for (const auto& c : containers->GetArray()) {
+      const auto* resources = member(c, "resources");
+      const auto* requests = resources ? member(*resources, "requests") : nullptr;
+      const auto* limits = resources ? member(*resources, "limits") : nullptr;
+      if (limits != nullptr && limits->IsObject())
+        for (const auto& l : limits->GetObject())
+          if (extended(l.name.GetString()) && !wholeQuantity(l.value)) return false;
+      if (requests == nullptr || !requests->IsObject()) continue;
+      for (const auto& r : requests->GetObject()) {
+        if (!extended(r.name.GetString())) continue;
+        const auto* limit = limits ? member(*limits, r.name.GetString()) : nullptr;
+        if (!wholeQuantity(r.value) || limit == nullptr) return false;
+        const auto a = engine::quantityFromJson(r.value), b = engine::quantityFromJson(*limit);
+        if (!a || !b || *a != *b) return false;
+      }
+    }
+  }
+  return true;
+}
+
+void checkPatch(std::string_view body, const admission::ReviewResult& first, bool live) {
+  const engine::Decision& d = *first.decision;
+  rapidjson::Document review;
+  review.Parse<rapidjson::kParseIterativeFlag>(body.data(), body.size());
+  if (!review.IsObject()) fail("a patch for a body that is not an object");
+  const auto request = review.FindMember("request");
+  if (request == review.MemberEnd() || !request->value.IsObject())
+    fail("a patch for a review without a request");
+  const auto object = request->value.FindMember("object");
+  if (object == request->value.MemberEnd()) fail("a patch without an object");
+  rapidjson::Document pod;
+  pod.CopyFrom(object->value, pod.GetAllocator());
+  const bool obeyedBefore = keepsExtendedResourceRules(pod);
+  if (const auto error = engine::applyPatch(pod, d.patch))
+    fail("the patch does not apply: " + *error + "\npatch: " + engine::serializePatch(d.patch));
+  if (obeyedBefore && !keepsExtendedResourceRules(pod))
+    fail("the patch broke the extended-resource rules: " + engine::serializePatch(d.patch));
+  object->value.CopyFrom(pod, review.GetAllocator());
+  const std::string again = toJson(review);
+  const auto second =
+      admission::review(again, admission::Endpoint::Mutate, shippedPolicy(), usage(live));
+  if (second.httpStatus != 200 || !second.decision) fail("the patched pod is not reviewable");
+  if (!second.decision->patch.empty())
+    fail("not idempotent: " + engine::serializePatch(second.decision->patch) +
+         "\nafter: " + engine::serializePatch(d.patch));
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  shippedPolicy();
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
+  const std::string_view body(reinterpret_cast<const char*>(data), size);
+  const bool live = size % 2 == 0;
+  const auto mutated =
+      admission::review(body, admission::Endpoint::Mutate, shippedPolicy(), usage(live));
+  if (mutated.body.empty()) fail("an empty answer");
+  if (mutated.httpStatus != 200) {
+    if (mutated.httpStatus < 400 || mutated.httpStatus > 499) fail("status outside 4xx for input");
+    return 0;
+  }
+  admission::review(body, admission::Endpoint::Validate, shippedPolicy(), usage(live));
+  if (mutated.decision && mutated.decision->allowed() && !mutated.decision->patch.empty())
+    checkPatch(body, mutated, live);
+  return 0;
+}
