@@ -8,59 +8,13 @@
 #include <sstream>
 
 #include "cluster/json_util.hpp"
+#include "engine/resource_quantity.hpp"
 
 namespace gpua::cluster {
 
 namespace {
 
-__extension__ typedef __int128 Wide;  // mantissa x multiplier fits with room before the int64 check
 constexpr int64_t kMaxMillis = std::numeric_limits<int64_t>::max();
-constexpr int kMaxDigits = 20;  // 10^20 x 2^60 (Ei) stays below 2^127
-
-struct Suffix {
-  int exponent10 = 0;  // decimal exponent (m = -3, k = 3, e5 = 5)
-  Wide binary = 1;     // binary multiplier (Ki = 1024)
-};
-
-std::optional<Suffix> parseSuffix(std::string_view s) {
-  static constexpr std::pair<std::string_view, int> kDecimal[] = {
-      {"", 0}, {"m", -3}, {"k", 3}, {"M", 6}, {"G", 9}, {"T", 12}, {"P", 15}, {"E", 18}};
-  static constexpr std::pair<std::string_view, int> kBinary[] = {
-      {"Ki", 10}, {"Mi", 20}, {"Gi", 30}, {"Ti", 40}, {"Pi", 50}, {"Ei", 60}};
-  for (const auto& [name, exp] : kDecimal)
-    if (s == name) return Suffix{exp, 1};
-  for (const auto& [name, bits] : kBinary)
-    if (s == name) return Suffix{0, Wide{1} << bits};
-  // Decimal exponent: e or E, an optional sign, digits ("1e3", "5E-2").
-  if (s.size() < 2 || (s[0] != 'e' && s[0] != 'E')) return std::nullopt;
-  std::size_t i = 1;
-  const bool negative = s[i] == '-';
-  if (s[i] == '+' || s[i] == '-') ++i;
-  if (i == s.size()) return std::nullopt;
-  int exp = 0;
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return std::nullopt;
-    exp = std::min(exp * 10 + (s[i] - '0'), 1000);
-  }
-  return Suffix{negative ? -exp : exp, 1};
-}
-
-// mantissa x 10^exponent, rounded up; nullopt beyond int64.
-std::optional<int64_t> scale(Wide mantissa, int exponent) {
-  if (exponent >= 0) {
-    for (; exponent > 0; --exponent) {
-      mantissa *= 10;
-      if (mantissa > kMaxMillis) return std::nullopt;
-    }
-  } else {
-    if (exponent < -38) return mantissa > 0 ? 1 : 0;  // below a thousandth: rounds up to 1
-    Wide divisor = 1;
-    for (; exponent < 0; ++exponent) divisor *= 10;
-    mantissa = (mantissa + divisor - 1) / divisor;
-  }
-  if (mantissa > kMaxMillis) return std::nullopt;
-  return static_cast<int64_t>(mantissa);
-}
 
 std::optional<int64_t> millisOf(const rapidjson::Value* v) {
   if (v == nullptr) return std::nullopt;
@@ -164,28 +118,8 @@ NodeResourceFilter nodeResourceFilter(const policy::PolicySet& policy) {
   return f;
 }
 
-std::optional<int64_t> quantityMillis(std::string_view s) {
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  Wide mantissa = 0;
-  int digits = 0, fraction = 0;
-  bool dot = false;
-  std::size_t i = 0;
-  for (; i < s.size(); ++i) {
-    const char c = s[i];
-    if (c == '.' && !dot) {
-      dot = true;
-      continue;
-    }
-    if (c < '0' || c > '9') break;
-    if (++digits > kMaxDigits) return std::nullopt;
-    mantissa = mantissa * 10 + (c - '0');
-    if (dot) ++fraction;
-  }
-  if (digits == 0) return std::nullopt;
-  const auto suffix = parseSuffix(s.substr(i));
-  if (!suffix) return std::nullopt;
-  return scale(mantissa * suffix->binary, suffix->exponent10 + 3 - fraction);
-}
+// One grammar for every quantity the project reads: the engine's exact parser.
+std::optional<int64_t> quantityMillis(std::string_view s) { return engine::quantityMilli(s); }
 
 std::optional<engine::NodeSupply> decodeNode(const rapidjson::Value& node,
                                              const NodeResourceFilter& filter) {
