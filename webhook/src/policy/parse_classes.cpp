@@ -77,7 +77,8 @@ void checkClass(YamlReader& r, const MapReader& m, const WorkloadClass& c,
 void parseClass(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft) {
   MapReader m(r, node, path,
               {"name", "match", "allowedNamespaces", "pools", "priorityClassName",
-               "overridePriorityClass", "allowedPriorityClasses", "gpus", "maxRunSeconds"});
+               "overridePriorityClass", "allowedPriorityClasses", "gpus", "maxRunSeconds",
+               "capacityCheck", "maxShareOfNodePerGpu"});
   if (!m.valid()) return;
   WorkloadClass c;
   ClassOrigin origin;
@@ -117,6 +118,11 @@ void parseClass(YamlReader& r, const YAML::Node& node, const std::string& path, 
   }
   if (m.has("maxRunSeconds"))
     c.maxRunSeconds = r.integer(m.get("maxRunSeconds"), m.path("maxRunSeconds"), 1);
+  if (m.has("capacityCheck"))
+    c.capacityCheck = parseCapacityCheck(r, m.get("capacityCheck"), m.path("capacityCheck"));
+  if (m.has("maxShareOfNodePerGpu"))
+    c.maxShareOfNodePerGpu =
+        parseShareFactor(r, m.get("maxShareOfNodePerGpu"), m.path("maxShareOfNodePerGpu"));
   checkClass(r, m, c, origin);
   if (!name) return;
   c.name = *name;

@@ -71,7 +71,7 @@ void parsePriorityClasses(YamlReader& r, const YAML::Node& node, const std::stri
 void parseSpec(YamlReader& r, const YAML::Node& node, Draft& draft) {
   MapReader spec(r, node, "spec",
                  {"exempt", "pools", "classes", "unclassifiedGpuPods", "skip", "quotas", "rollout",
-                  "templates", "priorityClasses", "quotaUnavailable"});
+                  "templates", "priorityClasses", "quotaUnavailable", "capacityCheck"});
   if (!spec.valid()) return;
   if (spec.has("exempt") && claimSetting(r, draft, spec, "exempt"))
     parseExempt(r, spec.get("exempt"), spec.path("exempt"), draft);
@@ -92,6 +92,9 @@ void parseSpec(YamlReader& r, const YAML::Node& node, Draft& draft) {
         {{"failOpen", QuotaUnavailable::FailOpen}, {"failClosed", QuotaUnavailable::FailClosed}});
     if (mode) draft.set.quotaUnavailable = *mode;
   }
+  if (spec.has("capacityCheck") && claimSetting(r, draft, spec, "capacityCheck"))
+    if (auto check = parseCapacityCheck(r, spec.get("capacityCheck"), spec.path("capacityCheck")))
+      draft.set.capacityCheck = *check;
 }
 
 void expectConstant(YamlReader& r, const MapReader& doc, const char* key, const char* want) {

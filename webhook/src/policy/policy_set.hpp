@@ -21,6 +21,12 @@ enum class Sharing { Exclusive, Mig, TimeSlicing, Mps };
 //   annotations.
 enum class Mode { Enforce, Warn, Audit };
 
+// What a capacity finding (no-capacity, gpu-stranding: checks that need node data) may do.
+//   Deny: a violation like any other, which the rollout mode turns into deny/warn/audit.
+//   Warn: never denies; in enforce namespaces it becomes a warning (warn and audit as usual).
+//   Off:  not checked.
+enum class CapacityCheck { Deny, Warn, Off };
+
 // A node taint of a pool; the engine adds a matching toleration. An empty `value` is tolerated
 // with operator Exists, otherwise with operator Equal.
 struct Taint {
@@ -43,6 +49,10 @@ struct Pool {
   std::map<std::string, std::string> nodeSelector;  // ANDed into required node affinity (In)
   std::vector<Taint> taints;
   std::optional<std::string> runtimeClassName;  // set on the pod when absent
+  // gpu-stranding: a pod may take at most this multiple of a node's CPU and memory per GPU
+  // unit (1.5 = half again its share). Unset = no stranding check for this pool unless the
+  // class sets one.
+  std::optional<double> maxShareOfNodePerGpu;
 };
 
 // One matching rule; every field that is set must hold (AND). An empty rule is rejected by the
@@ -96,6 +106,8 @@ struct WorkloadClass {
   std::vector<std::string> allowedPriorityClasses;
   GpuSizing gpus;
   std::optional<int64_t> maxRunSeconds;  // -> spec.activeDeadlineSeconds (set or lowered)
+  std::optional<CapacityCheck> capacityCheck;   // unset = PolicySet::capacityCheck
+  std::optional<double> maxShareOfNodePerGpu;   // wins over the pool's (see Pool)
 
   // ---- resolved by the loader ----
   // The extended resource the class's GPU requests are rewritten to: "nvidia.com/gpu",
@@ -177,6 +189,7 @@ struct PolicySet {
   // The cluster's globalDefault PriorityClass name: a pod carrying it did not choose it.
   std::optional<std::string> globalDefaultPriorityClass;
   QuotaUnavailable quotaUnavailable = QuotaUnavailable::FailOpen;
+  CapacityCheck capacityCheck = CapacityCheck::Warn;  // the classes' default (spec.capacityCheck)
 
   const Pool* findPool(std::string_view n) const {
     for (const auto& p : pools)
