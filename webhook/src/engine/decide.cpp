@@ -4,13 +4,16 @@
 #include <new>
 
 #include "engine/class_hints.hpp"
+#include "engine/class_placement.hpp"
 #include "engine/classify.hpp"
+#include "engine/field_guards.hpp"
 #include "engine/gpu_request.hpp"
 #include "engine/gpu_usage.hpp"
 #include "engine/json_util.hpp"
 #include "engine/mutation.hpp"
 #include "engine/pod_shape.hpp"
 #include "engine/pod_view.hpp"
+#include "engine/priority_tier.hpp"
 #include "engine/quota_check.hpp"
 #include "engine/text.hpp"
 #include "engine/validate.hpp"
@@ -115,6 +118,7 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
     ev.validateOnly = true;
     ev.reason = "validate only, " + why + "; ";
   }
+  checkVisibleDevicesEnv(pod, gpu, s.policy, violations);
   Classification c = classify(in, s.policy);
   if (c.cls == nullptr && gpu.hasGpu) {
     using Action = policy::UnclassifiedGpuPods::Action;
@@ -146,29 +150,41 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
   ev.reason += c.reason;
   ev.pools = poolsOf(*c.cls, s.policy);
   ev.rewriteTo = ev.validateOnly ? std::string_view() : gpuRewriteTarget(*c.cls, gpu);
-  validateClass({pod, gpu, s.policy, *c.cls, ev.pools, s.namespaceName, s.context.namespaceLabels,
-                 ev.rewriteTo, c.rule},
-                violations);
+  const ValidationInput vin{
+      pod,          gpu,   s.policy, *c.cls, ev.pools, s.namespaceName, s.context.namespaceLabels,
+      ev.rewriteTo, c.rule};
+  validateClass(vin, violations);
+  validateClassExtensions(vin, violations);
   if (c.cls->gpus.request == policy::GpuRequest::Forbidden)
     validatePoolTargeting(pod, gpu, s.policy, violations);
   return ev;
 }
 
 void mutate(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& ev, Decision& d) {
-  MutationContext ctx{pod, gpu, s.policy, *ev.cls, std::move(ev.pools), ev.rewriteTo};
+  MutationContext ctx{pod,
+                      gpu,
+                      s.policy,
+                      *ev.cls,
+                      gpu.hasGpu ? std::move(ev.pools) : cpuPoolsOf(*ev.cls, s.policy),
+                      ev.rewriteTo};
   MutationOutput out{d.patch, d.changes};
   d.patch.reserve(16);
   d.changes.reserve(8);  // one per mutation kind, usually fewer: no regrowth
   // Placement, priority tier, runtime class and deadline belong to the class's GPUs: a CPU pod
   // of a class whose GPUs are optional (a CPU notebook) only gets the class annotation, and is
-  // never steered onto GPU nodes (see gpu-pool-without-request).
+  // never steered onto GPU nodes (see gpu-pool-without-request). A class that places its CPU
+  // pods (forbidden GPUs, or cpuPools) gives them the CPU pools' placement and its priority.
   if (gpu.hasGpu) {
     mutateResources(ctx, out);
-    mutateAffinity(ctx, out);
+    mutatePlacement(ctx, out);
     mutateTolerations(ctx, out);
     mutatePriority(ctx, out);
     mutateRuntime(ctx, out);
     mutateSidecarEnv(ctx, out);
+  } else if (placesCpuPods(*ev.cls)) {
+    mutatePlacement(ctx, out);
+    mutateTolerations(ctx, out);
+    mutatePriority(ctx, out);
   }
   mutateAnnotations(ctx, out);
 }
@@ -184,6 +200,11 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
   if (ev.outcome == Outcome::Skipped) return;  // another system owns the pod: not even shape
   d.violations = std::move(violations);
   if (ev.cls != nullptr) d.className = ev.cls->name;
+  if (ev.cls != nullptr && !s.policy.priorityTiers.empty())
+    d.priority = describePriority(
+        effectivePriorityClass(pod, *ev.cls, s.policy,
+                               !ev.validateOnly && getsClassPlacement(*ev.cls, gpu)),
+        *ev.cls, s.policy);
   if (gpu.hasGpu) {
     const auto units = effectiveUnits(gpu, ev.rewriteTo);
     for (const auto& [resource, n] : units)

@@ -3,6 +3,7 @@
 // the resource, the rule and what to do.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -36,5 +37,19 @@ void validateClass(const ValidationInput& in, std::vector<Violation>& out);
 // nodeSelector, required node affinity or an explicit toleration of a pool taint.
 void validatePoolTargeting(const PodView& pod, const PodGpu& gpu, const policy::PolicySet& policy,
                            std::vector<Violation>& out);
+
+// Issue 11 class rules, for pods that get the class's placement (GPU pods, and CPU pods of a
+// class that places them): node-selector-conflict, checkpoint-missing, checkpoint-dangling,
+// checkpoint-invalid.
+void validateClassExtensions(const ValidationInput& in, std::vector<Violation>& out);
+
+// node-selector-conflict (placement via nodeSelector, onConflict keep or deny).
+void checkNodeSelectorConflict(const PodView& pod, const policy::WorkloadClass& cls,
+                               const std::vector<const policy::Pool*>& pools,
+                               std::vector<Violation>& out);
+
+// checkpoint-*: `why` continues the subject (" is in class training, which requires ...,").
+void checkCheckpoint(const PodView& pod, const policy::CheckpointRule& rule, const std::string& why,
+                     std::vector<Violation>& out);
 
 }  // namespace gpua::engine

@@ -1,4 +1,5 @@
 #include "engine/class_hints.hpp"
+#include "engine/class_placement.hpp"
 #include "engine/json_util.hpp"
 #include "engine/quota_check.hpp"
 #include "engine/text.hpp"
@@ -193,8 +194,8 @@ void checkMigProfiles(const ValidationInput& in, std::vector<Violation>& out) {
 
 void checkPriorityClass(const ValidationInput& in, std::vector<Violation>& out) {
   // The class's priority tiers are about its GPUs: a CPU pod of an optional-GPU class (a CPU
-  // notebook) keeps whatever priority class it names.
-  if (!in.gpu.hasGpu) return;
+  // notebook) keeps whatever priority class it names, unless the class places CPU pods too.
+  if (!getsClassPlacement(in.cls, in.gpu)) return;
   const std::string_view name = in.pod.specString("priorityClassName");
   if (name.empty() || in.cls.overridePriorityClass) return;
   if (in.cls.priorityClassName && *in.cls.priorityClassName == name) return;

@@ -77,7 +77,8 @@ void checkClass(YamlReader& r, const MapReader& m, const WorkloadClass& c,
 void parseClass(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft) {
   MapReader m(r, node, path,
               {"name", "match", "allowedNamespaces", "pools", "priorityClassName",
-               "overridePriorityClass", "allowedPriorityClasses", "gpus", "maxRunSeconds"});
+               "overridePriorityClass", "allowedPriorityClasses", "gpus", "maxRunSeconds",
+               "cpuPools", "placement", "requireCheckpoint"});
   if (!m.valid()) return;
   WorkloadClass c;
   ClassOrigin origin;
@@ -117,6 +118,7 @@ void parseClass(YamlReader& r, const YAML::Node& node, const std::string& path, 
   }
   if (m.has("maxRunSeconds"))
     c.maxRunSeconds = r.integer(m.get("maxRunSeconds"), m.path("maxRunSeconds"), 1);
+  parseClassExtensions(r, m, c, origin);
   checkClass(r, m, c, origin);
   if (!name) return;
   c.name = *name;

@@ -71,7 +71,8 @@ void parsePriorityClasses(YamlReader& r, const YAML::Node& node, const std::stri
 void parseSpec(YamlReader& r, const YAML::Node& node, Draft& draft) {
   MapReader spec(r, node, "spec",
                  {"exempt", "pools", "classes", "unclassifiedGpuPods", "skip", "quotas", "rollout",
-                  "templates", "priorityClasses", "quotaUnavailable"});
+                  "templates", "priorityClasses", "quotaUnavailable", "cpuPools", "fieldGuards",
+                  "priorityTiers"});
   if (!spec.valid()) return;
   if (spec.has("exempt") && claimSetting(r, draft, spec, "exempt"))
     parseExempt(r, spec.get("exempt"), spec.path("exempt"), draft);
@@ -92,6 +93,11 @@ void parseSpec(YamlReader& r, const YAML::Node& node, Draft& draft) {
         {{"failOpen", QuotaUnavailable::FailOpen}, {"failClosed", QuotaUnavailable::FailClosed}});
     if (mode) draft.set.quotaUnavailable = *mode;
   }
+  if (spec.has("cpuPools")) parseCpuPools(r, spec.get("cpuPools"), spec.path("cpuPools"), draft);
+  if (spec.has("fieldGuards") && claimSetting(r, draft, spec, "fieldGuards"))
+    parseFieldGuards(r, spec.get("fieldGuards"), spec.path("fieldGuards"), draft);
+  if (spec.has("priorityTiers"))
+    parsePriorityTiers(r, spec.get("priorityTiers"), spec.path("priorityTiers"), draft);
 }
 
 void expectConstant(YamlReader& r, const MapReader& doc, const char* key, const char* want) {

@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "policy/class_rules.hpp"
 #include "policy/label_selector.hpp"
+#include "policy/node_requirement.hpp"
 
 namespace gpua::policy {
 
@@ -43,6 +45,26 @@ struct Pool {
   std::map<std::string, std::string> nodeSelector;  // ANDed into required node affinity (In)
   std::vector<Taint> taints;
   std::optional<std::string> runtimeClassName;  // set on the pod when absent
+  // Requirements beyond nodeSelector's equality (NotIn, Exists, DoesNotExist, Gt, Lt, In with
+  // several values), ANDed with it.
+  NodeRequirements matchExpressions;
+  bool cpuOnly = false;  // a pool of spec.cpuPools: no GPUs, for classes' pods without GPUs
+
+  bool selectsNodes() const { return !nodeSelector.empty() || !matchExpressions.empty(); }
+  // The pool's whole node selection: nodeSelector entries as `In [v]`, then matchExpressions,
+  // as views (the request path copies nothing).
+  template <typename F>
+  void forEachRequirement(F&& f) const {
+    for (const auto& [k, v] : nodeSelector) f(NodeRequirementRef{k, NodeOperator::In, {&v, 1}});
+    for (const auto& r : matchExpressions) f(NodeRequirementRef{r.key, r.op, r.values});
+  }
+  NodeRequirements requirements() const {
+    NodeRequirements out;
+    forEachRequirement([&](const NodeRequirementRef& r) {
+      out.push_back({std::string(r.key), r.op, {r.values.begin(), r.values.end()}});
+    });
+    return out;
+  }
 };
 
 // One matching rule; every field that is set must hold (AND). An empty rule is rejected by the
@@ -96,6 +118,12 @@ struct WorkloadClass {
   std::vector<std::string> allowedPriorityClasses;
   GpuSizing gpus;
   std::optional<int64_t> maxRunSeconds;  // -> spec.activeDeadlineSeconds (set or lowered)
+  // CPU pools (PolicySet::cpuPools) for the class's pods without GPUs; only forbidden or
+  // optional classes. With them (or with gpus.request: forbidden) CPU pods get placement,
+  // tolerations and the priority class too.
+  std::vector<std::string> cpuPools;
+  Placement placement;
+  std::optional<CheckpointRule> requireCheckpoint;
 
   // ---- resolved by the loader ----
   // The extended resource the class's GPU requests are rewritten to: "nvidia.com/gpu",
@@ -177,10 +205,23 @@ struct PolicySet {
   // The cluster's globalDefault PriorityClass name: a pod carrying it did not choose it.
   std::optional<std::string> globalDefaultPriorityClass;
   QuotaUnavailable quotaUnavailable = QuotaUnavailable::FailOpen;
+  std::vector<Pool> cpuPools;  // nodes without GPUs, named by classes' cpuPools
+  FieldGuards fieldGuards;
+  std::vector<PriorityTier> priorityTiers;  // the cluster's priority classes, for review/checks
 
   const Pool* findPool(std::string_view n) const {
     for (const auto& p : pools)
       if (p.name == n) return &p;
+    return nullptr;
+  }
+  const Pool* findCpuPool(std::string_view n) const {
+    for (const auto& p : cpuPools)
+      if (p.name == n) return &p;
+    return nullptr;
+  }
+  const PriorityTier* findTier(std::string_view n) const {
+    for (const auto& t : priorityTiers)
+      if (t.name == n) return &t;
     return nullptr;
   }
   const WorkloadClass* findClass(std::string_view n) const {

@@ -5,6 +5,7 @@
 
 #include "policy/edit_distance.hpp"
 #include "policy/gpu_models.hpp"
+#include "policy/resolve_extensions.hpp"
 
 namespace gpua::policy {
 
@@ -221,6 +222,7 @@ void resolveDraft(Draft& draft, Diagnostics& errors) {
   resolveUnclassified(draft, errors);
   resolveQuotas(draft, errors);
   checkRollout(draft, errors);
+  resolveExtensions(draft, errors);
 }
 
 }  // namespace gpua::policy
