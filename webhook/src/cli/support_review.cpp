@@ -195,6 +195,11 @@ bool isReviewableKind(const std::string& group, const std::string& kind,
 
 ReviewReport runReview(const ReviewRequest& req, const policy::PolicySet& policy,
                        const engine::UsageSnapshot& usage) {
+  return runReview(req, policy, usage, engine::noSupply());
+}
+
+ReviewReport runReview(const ReviewRequest& req, const policy::PolicySet& policy,
+                       const engine::UsageSnapshot& usage, const engine::SupplySnapshot& supply) {
   ReviewReport r;
   identify(*req.object, r);
   if (!isReviewableKind(r.group, r.kind, policy))
@@ -203,7 +208,8 @@ ReviewReport runReview(const ReviewRequest& req, const policy::PolicySet& policy
                       "policy add custom resources");
   fillNames(req, r);
   prepareSent(req, r);
-  auto result = admission::review(buildRequest(req, r), admission::Endpoint::Both, policy, usage);
+  auto result =
+      admission::review(buildRequest(req, r), admission::Endpoint::Both, policy, usage, supply);
   if (result.httpStatus != 200)
     throw ReviewError("the webhook rejected the request with HTTP " +
                       std::to_string(result.httpStatus) + " (" + result.errorKind +

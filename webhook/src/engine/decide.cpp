@@ -1,8 +1,10 @@
 #include "engine/decide.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <new>
 
+#include "engine/capacity_check.hpp"
 #include "engine/class_hints.hpp"
 #include "engine/class_placement.hpp"
 #include "engine/classify.hpp"
@@ -11,6 +13,7 @@
 #include "engine/gpu_usage.hpp"
 #include "engine/json_util.hpp"
 #include "engine/mutation.hpp"
+#include "engine/placement_conflict.hpp"
 #include "engine/pod_shape.hpp"
 #include "engine/pod_view.hpp"
 #include "engine/priority_tier.hpp"
@@ -31,6 +34,7 @@ struct Scope {
   const policy::PolicySet& policy;
   const UsageSnapshot& usage;
   std::string_view namespaceName;
+  const SupplySnapshot& supply;
 };
 
 // How one pod or template came out, before it is folded into the Decision.
@@ -42,6 +46,8 @@ struct Evaluation {
   // Resolved once for validation, quota and mutation (Classified only).
   std::vector<const policy::Pool*> pools;
   std::string_view rewriteTo;  // nvidia.com/gpu is renamed to this; empty = no rewrite
+  // The pod's own placement contradicts every pool of its class (placement-conflict).
+  bool placementConflict = false;
 };
 
 bool isExempt(const policy::PolicySet& policy, std::string_view ns, const policy::Labels& labels) {
@@ -142,7 +148,7 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
   if (c.cls == nullptr) {
     ev.outcome = Outcome::NoGpu;
     ev.reason += "no GPU request and no class matched";
-    validatePoolTargeting(pod, gpu, s.policy, violations);
+    validatePoolTargeting(pod, gpu, s.policy, violations, &s.supply);
     return ev;
   }
   ev.outcome = Outcome::Classified;
@@ -155,8 +161,14 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
       ev.rewriteTo, c.rule};
   validateClass(vin, violations);
   validateClassExtensions(vin, violations);
+  // Only pods whose affinity the mutation narrows to the pools can conflict with them. With
+  // placement via nodeSelector, node-selector-conflict (validateClassExtensions) judges the
+  // pod's nodeSelector against the pool by placement.onConflict instead.
+  if (gpu.hasGpu && !ev.validateOnly &&
+      c.cls->placement.via == policy::Placement::Via::NodeAffinity)
+    ev.placementConflict = checkPlacementConflict({pod, *c.cls, ev.pools, &s.supply}, violations);
   if (c.cls->gpus.request == policy::GpuRequest::Forbidden)
-    validatePoolTargeting(pod, gpu, s.policy, violations);
+    validatePoolTargeting(pod, gpu, s.policy, violations, &s.supply);
   return ev;
 }
 
@@ -176,7 +188,9 @@ void mutate(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& e
   // pods (forbidden GPUs, or cpuPools) gives them the CPU pools' placement and its priority.
   if (gpu.hasGpu) {
     mutateResources(ctx, out);
-    mutatePlacement(ctx, out);
+    // A pod admitted despite a placement conflict (warn, audit) keeps its own placement:
+    // ANDing the pool in would make every term unsatisfiable, a pod that can never schedule.
+    if (!ev.placementConflict) mutatePlacement(ctx, out);
     mutateTolerations(ctx, out);
     mutatePriority(ctx, out);
     mutateRuntime(ctx, out);
@@ -213,9 +227,14 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
         checkQuotas({pod.subject, s.namespaceName, s.context.namespaceLabels, s.policy, s.usage,
                      ev.cls, d.gpuEquivalents, units, gpu, pod.isTemplate},
                     d.violations, d.warnings);
+    if (ev.cls != nullptr && !pod.isTemplate && !ev.validateOnly)
+      checkCapacity({pod, gpu, s.policy, *ev.cls, ev.pools, ev.rewriteTo, s.supply}, d.violations,
+                    d.warnings);
   }
   // Mutating an ill-typed pod would mean guessing; mutating a pod we deny is pointless.
-  const bool enforcedViolation = d.mode == policy::Mode::Enforce && !d.violations.empty();
+  const bool enforcedViolation = d.mode == policy::Mode::Enforce &&
+                                 std::any_of(d.violations.begin(), d.violations.end(),
+                                             [](const Violation& v) { return !v.advisory; });
   if (ev.cls != nullptr && !ev.validateOnly && shapeOk && !enforcedViolation)
     mutate(pod, gpu, s, ev, d);
 }
@@ -256,7 +275,8 @@ std::string_view namespaceOf(const rapidjson::Value& object, const RequestContex
 }
 
 Decision decideImpl(const rapidjson::Value& object, const RequestContext& context,
-                    const policy::PolicySet& policy, const UsageSnapshot& usage) {
+                    const policy::PolicySet& policy, const UsageSnapshot& usage,
+                    const SupplySnapshot& supply) {
   Decision d;
   if (context.operation != "CREATE") {
     d.reason = "operation " + text::oneLine(context.operation, 20) + " is not checked";
@@ -281,7 +301,7 @@ Decision decideImpl(const rapidjson::Value& object, const RequestContext& contex
     return d;
   }
   d.mode = rolloutMode(policy, ns, context.namespaceLabels);
-  const Scope scope{context, policy, usage, ns};
+  const Scope scope{context, policy, usage, ns, supply};
   if (isPod) {
     decidePod(object, scope, d);
   } else {
@@ -293,10 +313,25 @@ Decision decideImpl(const rapidjson::Value& object, const RequestContext& contex
 
 }  // namespace
 
+const SupplySnapshot& noSupply() {
+  static const SupplySnapshot none = [] {
+    SupplySnapshot s;
+    s.unavailableReason = "no node source";
+    return s;
+  }();
+  return none;
+}
+
 Decision decide(const rapidjson::Value& object, const RequestContext& context,
                 const policy::PolicySet& policy, const UsageSnapshot& usage) {
+  return decide(object, context, policy, usage, noSupply());
+}
+
+Decision decide(const rapidjson::Value& object, const RequestContext& context,
+                const policy::PolicySet& policy, const UsageSnapshot& usage,
+                const SupplySnapshot& supply) {
   try {
-    return decideImpl(object, context, policy, usage);
+    return decideImpl(object, context, policy, usage, supply);
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& e) {

@@ -10,6 +10,7 @@
 #include "engine/decision.hpp"
 #include "engine/gpu_request.hpp"
 #include "engine/pod_view.hpp"
+#include "engine/supply.hpp"
 #include "policy/label_selector.hpp"
 #include "policy/policy_set.hpp"
 
@@ -35,8 +36,9 @@ void validateClass(const ValidationInput& in, std::vector<Violation>& out);
 
 // gpu-pool-without-request: a pod that asks for no GPU but steers itself onto a GPU pool by
 // nodeSelector, required node affinity or an explicit toleration of a pool taint.
+// With node supply (`supply` available), spec.nodeName on a node of a GPU pool counts too.
 void validatePoolTargeting(const PodView& pod, const PodGpu& gpu, const policy::PolicySet& policy,
-                           std::vector<Violation>& out);
+                           std::vector<Violation>& out, const SupplySnapshot* supply = nullptr);
 
 // Issue 11 class rules, for pods that get the class's placement (GPU pods, and CPU pods of a
 // class that places them): node-selector-conflict, checkpoint-missing, checkpoint-dangling,

@@ -56,6 +56,24 @@ std::string affinityHit(const PodView& pod, const policy::Pool& pool) {
   return hit;
 }
 
+// spec.nodeName on a node whose labels put it in `pool` (only decidable with node data; a pool
+// that selects nothing by labels cannot be told from its nodes' labels here).
+std::string nodeNameHit(const PodView& pod, const policy::Pool& pool,
+                        const SupplySnapshot* supply) {
+  if (supply == nullptr || !supply->available || !pool.selectsNodes()) return {};
+  const std::string_view name = pod.specString("nodeName");
+  const NodeSupply* node = name.empty() ? nullptr : supply->node(name);
+  if (node == nullptr) return {};
+  bool all = true;
+  pool.forEachRequirement([&](const policy::NodeRequirementRef& r) {
+    const auto it = node->labels.find(r.key);
+    all = all && r.matchesValue(it != node->labels.end(), it != node->labels.end()
+                                                              ? std::string_view(it->second)
+                                                              : std::string_view());
+  });
+  return all ? "spec.nodeName " + text::oneLine(name, 80) : std::string();
+}
+
 // Only a toleration naming the taint's key counts: a blanket toleration (empty key) is what
 // node agents such as monitoring DaemonSets carry, and it says nothing about GPUs.
 std::string tolerationHit(const PodView& pod, const policy::Pool& pool) {
@@ -75,7 +93,7 @@ std::string tolerationHit(const PodView& pod, const policy::Pool& pool) {
 }  // namespace
 
 void validatePoolTargeting(const PodView& pod, const PodGpu& gpu, const policy::PolicySet& policy,
-                           std::vector<Violation>& out) {
+                           std::vector<Violation>& out, const SupplySnapshot* supply) {
   if (gpu.hasGpu || !policy.fieldGuards.gpuPoolTargeting) return;
   for (const auto& pool : policy.pools) {
     std::string how = nodeSelectorHit(pod, pool);
@@ -87,6 +105,10 @@ void validatePoolTargeting(const PodView& pod, const PodGpu& gpu, const policy::
     if (how.empty()) {
       how = tolerationHit(pod, pool);
       what = "toleration";
+    }
+    if (how.empty()) {
+      how = nodeNameHit(pod, pool, supply);
+      what = "spec.nodeName";
     }
     if (how.empty()) continue;
     out.push_back({"gpu-pool-without-request",

@@ -78,7 +78,8 @@ void parseClass(YamlReader& r, const YAML::Node& node, const std::string& path, 
   MapReader m(r, node, path,
               {"name", "match", "allowedNamespaces", "pools", "priorityClassName",
                "overridePriorityClass", "allowedPriorityClasses", "gpus", "maxRunSeconds",
-               "cpuPools", "placement", "requireCheckpoint"});
+               "cpuPools", "placement", "requireCheckpoint", "capacityCheck",
+               "maxShareOfNodePerGpu"});
   if (!m.valid()) return;
   WorkloadClass c;
   ClassOrigin origin;
@@ -119,6 +120,11 @@ void parseClass(YamlReader& r, const YAML::Node& node, const std::string& path, 
   if (m.has("maxRunSeconds"))
     c.maxRunSeconds = r.integer(m.get("maxRunSeconds"), m.path("maxRunSeconds"), 1);
   parseClassExtensions(r, m, c, origin);
+  if (m.has("capacityCheck"))
+    c.capacityCheck = parseCapacityCheck(r, m.get("capacityCheck"), m.path("capacityCheck"));
+  if (m.has("maxShareOfNodePerGpu"))
+    c.maxShareOfNodePerGpu =
+        parseShareFactor(r, m.get("maxShareOfNodePerGpu"), m.path("maxShareOfNodePerGpu"));
   checkClass(r, m, c, origin);
   if (!name) return;
   c.name = *name;

@@ -72,7 +72,7 @@ void parseSpec(YamlReader& r, const YAML::Node& node, Draft& draft) {
   MapReader spec(r, node, "spec",
                  {"exempt", "pools", "classes", "unclassifiedGpuPods", "skip", "quotas", "rollout",
                   "templates", "priorityClasses", "quotaUnavailable", "cpuPools", "fieldGuards",
-                  "priorityTiers"});
+                  "priorityTiers", "capacityCheck"});
   if (!spec.valid()) return;
   if (spec.has("exempt") && claimSetting(r, draft, spec, "exempt"))
     parseExempt(r, spec.get("exempt"), spec.path("exempt"), draft);
@@ -98,6 +98,9 @@ void parseSpec(YamlReader& r, const YAML::Node& node, Draft& draft) {
     parseFieldGuards(r, spec.get("fieldGuards"), spec.path("fieldGuards"), draft);
   if (spec.has("priorityTiers"))
     parsePriorityTiers(r, spec.get("priorityTiers"), spec.path("priorityTiers"), draft);
+  if (spec.has("capacityCheck") && claimSetting(r, draft, spec, "capacityCheck"))
+    if (auto check = parseCapacityCheck(r, spec.get("capacityCheck"), spec.path("capacityCheck")))
+      draft.set.capacityCheck = *check;
 }
 
 void expectConstant(YamlReader& r, const MapReader& doc, const char* key, const char* want) {

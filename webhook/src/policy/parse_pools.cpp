@@ -122,7 +122,7 @@ void checkSharingFields(YamlReader& r, const MapReader& m, const Pool& pool) {
 void parsePool(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft) {
   MapReader m(r, node, path,
               {"name", "gpu", "sharing", "migProfiles", "replicas", "resource", "nodeSelector",
-               "taints", "runtimeClassName", "matchExpressions"});
+               "taints", "runtimeClassName", "matchExpressions", "maxShareOfNodePerGpu"});
   if (!m.valid()) return;
   const std::size_t errorsBefore = r.diagnostics().size();
   Pool pool;
@@ -151,6 +151,9 @@ void parsePool(YamlReader& r, const YAML::Node& node, const std::string& path, D
         parseNodeRequirements(r, m.get("matchExpressions"), m.path("matchExpressions"));
   if (m.has("runtimeClassName"))
     pool.runtimeClassName = r.name(m.get("runtimeClassName"), m.path("runtimeClassName"));
+  if (m.has("maxShareOfNodePerGpu"))
+    pool.maxShareOfNodePerGpu =
+        parseShareFactor(r, m.get("maxShareOfNodePerGpu"), m.path("maxShareOfNodePerGpu"));
 
   const GpuModel* model = gpu ? findGpuModel(*gpu) : nullptr;
   if (gpu && !model)

@@ -23,6 +23,12 @@ enum class Sharing { Exclusive, Mig, TimeSlicing, Mps };
 //   annotations.
 enum class Mode { Enforce, Warn, Audit };
 
+// What a capacity finding (no-capacity, gpu-stranding: checks that need node data) may do.
+//   Deny: a violation like any other, which the rollout mode turns into deny/warn/audit.
+//   Warn: never denies; in enforce namespaces it becomes a warning (warn and audit as usual).
+//   Off:  not checked.
+enum class CapacityCheck { Deny, Warn, Off };
+
 // A node taint of a pool; the engine adds a matching toleration. An empty `value` is tolerated
 // with operator Exists, otherwise with operator Equal.
 struct Taint {
@@ -65,6 +71,10 @@ struct Pool {
     });
     return out;
   }
+  // gpu-stranding: a pod may take at most this multiple of a node's CPU and memory per GPU
+  // unit (1.5 = half again its share). Unset = no stranding check for this pool unless the
+  // class sets one.
+  std::optional<double> maxShareOfNodePerGpu;
 };
 
 // One matching rule; every field that is set must hold (AND). An empty rule is rejected by the
@@ -124,6 +134,8 @@ struct WorkloadClass {
   std::vector<std::string> cpuPools;
   Placement placement;
   std::optional<CheckpointRule> requireCheckpoint;
+  std::optional<CapacityCheck> capacityCheck;   // unset = PolicySet::capacityCheck
+  std::optional<double> maxShareOfNodePerGpu;   // wins over the pool's (see Pool)
 
   // ---- resolved by the loader ----
   // The extended resource the class's GPU requests are rewritten to: "nvidia.com/gpu",
@@ -208,6 +220,7 @@ struct PolicySet {
   std::vector<Pool> cpuPools;  // nodes without GPUs, named by classes' cpuPools
   FieldGuards fieldGuards;
   std::vector<PriorityTier> priorityTiers;  // the cluster's priority classes, for review/checks
+  CapacityCheck capacityCheck = CapacityCheck::Warn;  // the classes' default (spec.capacityCheck)
 
   const Pool* findPool(std::string_view n) const {
     for (const auto& p : pools)

@@ -142,6 +142,32 @@ TEST(PoolTargeting, CpuPoolsAreNotGpuPools) {
                   .allowed());
 }
 
+TEST(PoolTargeting, NodeNameOnAGpuNodeNeedsNodeData) {
+  const auto p = makePolicy();
+  NodeSupply gpuNode;
+  gpuNode.name = "h100-7";
+  gpuNode.ready = true;
+  gpuNode.labels = {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"},
+                    {"gpu-admission.io/pool", "train"}};
+  NodeSupply cpuNode;
+  cpuNode.name = "cpu-3";
+  cpuNode.ready = true;
+  const SupplySnapshot supply = summarizeSupply({gpuNode, cpuNode}, {}, p);
+  auto runOn = [&](const std::string& node, const SupplySnapshot& s) {
+    rapidjson::Document doc = parse(gpuPod("{}", "{}", "\"nodeName\":\"" + node + "\""));
+    return decide(doc, podContext(), p, emptyUsage(), s);
+  };
+  const auto d = runOn("h100-7", supply);
+  ASSERT_FALSE(d.allowed());
+  EXPECT_EQ(d.violations[0].rule, "gpu-pool-without-request");
+  EXPECT_NE(d.denial->message.find("targets GPU pool train-h100 (spec.nodeName h100-7)"),
+            std::string::npos)
+      << d.denial->message;
+  EXPECT_TRUE(runOn("cpu-3", supply).allowed());
+  // Without node data the node's pool is unknown: not a finding.
+  EXPECT_TRUE(runOn("h100-7", noSupply()).allowed());
+}
+
 // --- affinity with operators -------------------------------------------------------------
 
 TEST(AffinityOperators, PoolExpressionsAreWrittenWithTheirOperators) {
