@@ -129,8 +129,8 @@ TEST(CapacityCheck, PerNodeDemandWithInitContainersAndSidecars) {
   rapidjson::Document doc = parse(pod);
   const PodView view = podViewOf(doc);
   const PodGpu gpu = analyzeGpu(view, makePolicy(), nullptr);
-  EXPECT_EQ(perNodeGpuDemand(gpu, "").at("nvidia.com/gpu"), 4);
-  EXPECT_EQ(perNodeGpuDemand(gpu, "nvidia.com/mig-2g.20gb").at("nvidia.com/mig-2g.20gb"), 4);
+  EXPECT_EQ(perNodeGpuDemand(gpu, "").of("nvidia.com/gpu"), 4);
+  EXPECT_EQ(perNodeGpuDemand(gpu, "nvidia.com/mig-2g.20gb").of("nvidia.com/mig-2g.20gb"), 4);
   const std::string cpuPod =
       R"({"kind":"Pod","metadata":{"name":"p"},"spec":{"overhead":{"cpu":"250m"},)"
       R"("containers":[{"name":"a","resources":{"requests":{"cpu":"1.5","memory":"1Gi"}}},)"
