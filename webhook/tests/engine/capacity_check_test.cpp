@@ -161,7 +161,8 @@ TEST(CapacityCheck, Stranding) {
   EXPECT_EQ(find(decideWith(fair, p, {h100("h-1")}), "gpu-stranding"), nullptr);
   const std::string memoryHog =
       gpuPod(kTraining, R"({"requests":{"memory":"900Gi"},"limits":{"nvidia.com/gpu":2}})");
-  const Violation* m = find(decideWith(memoryHog, p, {h100("h-1")}), "gpu-stranding");
+  const Decision hog = decideWith(memoryHog, p, {h100("h-1")});
+  const Violation* m = find(hog, "gpu-stranding");
   ASSERT_NE(m, nullptr);
   EXPECT_NE(m->message.find("allows at most 384 GiB of memory"), std::string::npos) << m->message;
   // The class's factor wins over the pool's; without any factor nothing is checked.
