@@ -29,6 +29,8 @@ constexpr const char* kUsage =
     "      --usage-from FILE,...  GPU usage from `kubectl get pods -A -o json` (and ns lists);\n"
     "                             default: an empty cluster (nothing in use)\n"
     "      --usage-unavailable    pretend live usage is unknown (tests quotaUnavailable)\n"
+    "      --nodes-from FILE,...  node supply from `kubectl get nodes -o json`: capacity checks\n"
+    "                             (allocated and pending from the --usage-from pods)\n"
     "      --operation OP         CREATE (default) | UPDATE | DELETE | CONNECT\n"
     "  -o, --output text|json     text: summary and patched object as YAML (default)\n"
     "\n"
@@ -62,9 +64,13 @@ int review(const Args& args) {
     usage.namespaceLabels[ns.empty() ? "default" : ns] = parseLabelList(*labels);
   }
 
+  const engine::SupplySnapshot supply =
+      args.has("--nodes-from") ? supplyFromFiles(splitList(*args.get("--nodes-from")),
+                                                 splitList(args.getOr("--usage-from", "")), *policy)
+                               : engine::SupplySnapshot{};
   ReviewReport report;
   try {
-    report = runReview(req, *policy, usage);
+    report = runReview(req, *policy, usage, supply);
   } catch (const ReviewError& e) {
     throw InputError(*file + ": " + e.what());
   }
@@ -80,7 +86,7 @@ int review(const Args& args) {
 
 int runReviewCommand(int argc, char** argv) {
   Args args({"--file", "--namespace", "--namespace-labels", "--policies", "--usage-from",
-             "--operation", "--output"},
+             "--nodes-from", "--operation", "--output"},
             {"--help", "--usage-unavailable"},
             {{"-f", "--file"},
              {"-n", "--namespace"},

@@ -32,6 +32,8 @@ constexpr const char* kUsage =
     "  -p, --policies PATH,...    policy files or directories (default: policies)\n"
     "      --usage-from FILE,...  GPU usage for quota checks (default: an empty cluster, so each\n"
     "                             pod is judged alone)\n"
+    "      --nodes-from FILE,...  `kubectl get nodes -o json`: runs the capacity checks too, with\n"
+    "                             the snapshot's pods as what is allocated and pending\n"
     "  -o, --output table|json    (default: table)\n"
     "\n"
     "WARNED counts pods admitted although they break a rule (warn/audit rollout mode): the\n"
@@ -89,7 +91,7 @@ void defaultKind(rapidjson::Document& pod) {
 }
 
 PodResult reviewOne(const Value& item, const policy::PolicySet& policy,
-                    const engine::UsageSnapshot& usage) {
+                    const engine::UsageSnapshot& usage, const engine::SupplySnapshot& supply) {
   rapidjson::Document pod;
   pod.CopyFrom(item, pod.GetAllocator());
   defaultKind(pod);
@@ -103,7 +105,7 @@ PodResult reviewOne(const Value& item, const policy::PolicySet& policy,
   try {
     ReviewRequest req;
     req.object = &pod;
-    const ReviewReport r = runReview(req, policy, usage);
+    const ReviewReport r = runReview(req, policy, usage, supply);
     if (res.namespaceName.empty()) res.namespaceName = r.namespaceName;
     if (res.name.empty()) res.name = r.displayName;
     res.group = groupOf(r);
@@ -238,10 +240,14 @@ int whatif(const Args& args) {
   engine::UsageSnapshot effective = usage;
   if (!args.has("--usage-from")) effective.namespaces.clear();
 
+  const engine::SupplySnapshot supply =
+      args.has("--nodes-from")
+          ? supplyFromFiles(splitList(*args.get("--nodes-from")), {*podsFile}, *policy)
+          : engine::SupplySnapshot{};
   std::vector<PodResult> results;
   for (const auto& item : items.GetArray()) {
     if (item.IsObject() && item.HasMember("kind") && item["kind"] == "Namespace") continue;
-    results.push_back(reviewOne(item, *policy, effective));
+    results.push_back(reviewOne(item, *policy, effective, supply));
   }
   if (output == "json")
     printJson(results);
@@ -251,8 +257,8 @@ int whatif(const Args& args) {
 }
 
 int runWhatifCommand(int argc, char** argv) {
-  Args args({"--pods", "--namespaces", "--policies", "--usage-from", "--output"}, {"--help"},
-            {{"-p", "--policies"}, {"-o", "--output"}, {"-h", "--help"}});
+  Args args({"--pods", "--namespaces", "--policies", "--usage-from", "--nodes-from", "--output"},
+            {"--help"}, {{"-p", "--policies"}, {"-o", "--output"}, {"-h", "--help"}});
   return runParsedCommand("whatif", kUsage, args, argc, argv, &whatif);
 }
 

@@ -151,9 +151,10 @@ const Value* loadObject(const std::string& path, CaseFile& cf, const Where& w) {
 
 TestCase parseCase(const Value& v, const Value* defaults, CaseFile& cf, std::size_t index) {
   Where w{cf.path, "cases[" + std::to_string(index) + "]"};
-  checkKeys(
-      v, {"name", "namespace", "namespaceLabels", "operation", "usage", "pod", "podFile", "expect"},
-      "a case", w);
+  checkKeys(v,
+            {"name", "namespace", "namespaceLabels", "operation", "usage", "nodes", "pod",
+             "podFile", "expect"},
+            "a case", w);
   TestCase c;
   c.file = cf.path;
   if (!v.HasMember("name")) w.fail("a case needs a name");
@@ -169,6 +170,8 @@ TestCase parseCase(const Value& v, const Value* defaults, CaseFile& cf, std::siz
   if (auto* l = pick("namespaceLabels")) c.namespaceLabels = asLabels(*l, w);
   if (auto* op = pick("operation")) c.operation = asString(*op, "operation", w);
   if (auto* u = pick("usage")) c.usage = parseUsage(*u, cf.path, w);
+  if (auto* n = pick("nodes"))
+    for (const auto& f : asStrings(*n, "nodes", w)) c.nodesFiles.push_back(resolve(cf.path, f));
   const bool inlinePod = v.HasMember("pod"), filePod = v.HasMember("podFile");
   if (inlinePod == filePod) w.fail("give exactly one of pod (inline) or podFile");
   c.object = inlinePod ? &v["pod"]
@@ -192,7 +195,8 @@ CaseFile loadCaseFile(const std::string& path) {
   const Value* defaults = nullptr;
   if (cf.doc->HasMember("defaults")) {
     defaults = &(*cf.doc)["defaults"];
-    checkKeys(*defaults, {"namespace", "namespaceLabels", "operation", "usage"}, "defaults", w);
+    checkKeys(*defaults, {"namespace", "namespaceLabels", "operation", "usage", "nodes"},
+              "defaults", w);
   }
   if (!cf.doc->HasMember("cases") || !(*cf.doc)["cases"].IsArray() || (*cf.doc)["cases"].Empty())
     w.fail("needs a non-empty list `cases`");
@@ -220,6 +224,11 @@ engine::UsageSnapshot caseUsage(const TestCase& c, const policy::PolicySet& poli
     for (const auto& [k, v] : figures.byResource) target.byResource[k] += v;
   }
   return u;
+}
+
+engine::SupplySnapshot caseSupply(const TestCase& c, const policy::PolicySet& policy) {
+  if (c.nodesFiles.empty()) return {};
+  return supplyFromFiles(c.nodesFiles, c.usage.podsFiles, policy);
 }
 
 }  // namespace gpua::cli

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/supply.hpp"
 #include "engine/usage.hpp"
 #include "policy/label_selector.hpp"
 #include "policy/policy_set.hpp"
@@ -46,6 +47,9 @@ struct TestCase {
   policy::Labels namespaceLabels;
   std::string operation = "CREATE";
   CaseUsage usage;
+  // `nodes:` resolved paths (kubectl get nodes -o json); empty = no node data, capacity checks
+  // off. Allocated and pending come from usage.podsFiles.
+  std::vector<std::string> nodesFiles;
   const rapidjson::Value* object = nullptr;  // points into CaseFile::doc or objects
   CaseExpect expect;
 };
@@ -66,5 +70,9 @@ CaseFile loadCaseFile(const std::string& path);
 // The usage a case states, resolved against the policy (pods files are counted by the cluster
 // usage reader, inline figures added on top). Throws InputError.
 engine::UsageSnapshot caseUsage(const TestCase& c, const policy::PolicySet& policy);
+
+// The node supply a case states (`nodes:`), summarized for the policy; unavailable without
+// one. Throws InputError.
+engine::SupplySnapshot caseSupply(const TestCase& c, const policy::PolicySet& policy);
 
 }  // namespace gpua::cli

@@ -123,11 +123,12 @@ void checkPointers(const TestCase& c, std::vector<CheckFailure>& out) {
 // The API server re-runs the mutating chain when any webhook changed the pod, so our own output
 // comes back to us: the second pass must not change it again.
 void checkIdempotent(const TestCase& c, const ReviewReport& first, const policy::PolicySet& policy,
-                     const engine::UsageSnapshot& usage, std::vector<CheckFailure>& out) {
+                     const engine::UsageSnapshot& usage, const engine::SupplySnapshot& supply,
+                     std::vector<CheckFailure>& out) {
   if (!first.allowed || first.patch.empty()) return;
   ReviewRequest again{
       .object = &first.patched, .namespaceName = c.namespaceName, .operation = c.operation};
-  ReviewReport second = runReview(again, policy, usage);
+  ReviewReport second = runReview(again, policy, usage, supply);
   if (!second.allowed)
     out.push_back(
         {"idempotence: the patched object is denied on re-run: " + second.statusMessage, {}});
@@ -146,16 +147,17 @@ std::vector<CheckFailure> checkCase(const TestCase& c, const policy::PolicySet& 
   try {
     engine::UsageSnapshot usage = caseUsage(c, policy);
     if (!c.namespaceLabels.empty()) usage.namespaceLabels[c.namespaceName] = c.namespaceLabels;
+    const engine::SupplySnapshot supply = caseSupply(c, policy);
     ReviewReport report =
         runReview({.object = c.object, .namespaceName = c.namespaceName, .operation = c.operation},
-                  policy, usage);
+                  policy, usage, supply);
     Checker check(report);
     check.decision(c.expect);
     check.warnings(c.expect);
     check.patch(c.expect);
     if (c.expect.patchedPodFile) check.wholeObject(*c.expect.patchedPodFile, c.expect.ignore);
     out = std::move(check.failures);
-    checkIdempotent(c, report, policy, usage, out);
+    checkIdempotent(c, report, policy, usage, supply, out);
   } catch (const ReviewError& e) {
     out.push_back({std::string("cannot review: ") + e.what(), {}});
   } catch (const InputError& e) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/supply.hpp"
 #include "engine/usage.hpp"
 #include "policy/label_selector.hpp"
 #include "policy/policy_set.hpp"
@@ -29,5 +30,13 @@ engine::UsageSnapshot unavailableUsage(std::string reason);
 // InputError naming the file.
 engine::UsageSnapshot usageFromFiles(const std::vector<std::string>& paths,
                                      const policy::PolicySet& policy);
+
+// Node supply for --nodes-from / a case's `nodes:`: the nodes of `kubectl get nodes -o json`
+// files, with allocated units and the pending queue from the pod lists among `podsFiles`
+// (`kubectl get pods -A -o json`; namespace lists are skipped), summarized for `policy`. The
+// queue's wait times are measured from now. Throws InputError naming the file.
+engine::SupplySnapshot supplyFromFiles(const std::vector<std::string>& nodesFiles,
+                                       const std::vector<std::string>& podsFiles,
+                                       const policy::PolicySet& policy);
 
 }  // namespace gpua::cli
