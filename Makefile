@@ -45,7 +45,7 @@ deploy-test: build
 
 test: test-release test-asan policy-test deploy-test
 
-bench: build
+bench: deps
 	bash webhook/bench/run-all.sh
 
 format:

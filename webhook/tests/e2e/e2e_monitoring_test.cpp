@@ -100,8 +100,18 @@ TEST_F(E2eMonitoringTest, EveryMetricOfTheAlertsAndTheDashboardIsExportedByTheSe
   api_.setToken("e2e-token");
   api_.upsertNamespace("vision", {{"team", "vision"}, {"env", "dev"}});
   api_.upsertNamespace("kube-system", {});
+  // Supply and queue: an H100 node of pool train-h100 with a trainer bound to it, and one
+  // trainer still pending, so the pool, queue and quota families carry samples (and their
+  // labels are checked too).
+  api_.upsertNode(R"({"apiVersion":"v1","kind":"Node","metadata":{"name":"gpu-node-1","labels":{)"
+                  R"("nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3",)"
+                  R"("gpu-admission.io/pool":"train-h100"}},"spec":{"taints":[{"key":)"
+                  R"("nvidia.com/gpu","effect":"NoSchedule"}]},"status":{"allocatable":{)"
+                  R"("nvidia.com/gpu":"8"},"conditions":[{"type":"Ready","status":"True"}]}})");
   api_.upsertPod(gpuPod("vision", "running-trainer", R"({"gpu-admission.io/class":"training"})",
                         R"({"nvidia.com/gpu":"2"})", true));
+  api_.upsertPod(gpuPod("vision", "queued-trainer", R"({"gpu-admission.io/class":"training"})",
+                        R"({"nvidia.com/gpu":"8"})", false));
   start({"--kubeconfig", kubeconfig()}, kRepo + "/policies");
   ASSERT_TRUE(eventually([this] { return client().request("GET", "/readyz").status == 200; }))
       << server_->out();
@@ -115,6 +125,11 @@ TEST_F(E2eMonitoringTest, EveryMetricOfTheAlertsAndTheDashboardIsExportedByTheSe
       scrape.find("gpu_admission_build_info{version=\"" GPUA_PROJECT_VERSION "\",revision=\""),
       std::string::npos)
       << scrape;
+
+  // The workload reached the supply and queue families (so their labels are checked below).
+  for (const char* family : {"gpu_admission_pool_allocatable", "gpu_admission_pending_pods",
+                             "gpu_admission_quota_used", "gpu_admission_requests_total"})
+    EXPECT_TRUE(exported.withSamples.count(family)) << family << "\n" << scrape;
 
   const auto rules = ruleExpressions(kRules);
   const auto panels = dashboardExpressions(kDashboard);
