@@ -1,19 +1,24 @@
 #include "server/http_server.hpp"
 
+#include <malloc.h>
 #include <openssl/ssl.h>
+#include <openssl/x509.h>
 
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <optional>
 #include <unordered_map>
+#include <utility>
 
 #include "text/ascii.hpp"
 
@@ -29,12 +34,50 @@ namespace {
 
 class Session;
 
-// Live sessions, so stop() can reach them, and the open-connection gauge.
+// Live sessions, so stop() can reach them; the connection limits and the budget of request
+// bytes being read. The mutex is taken when a connection opens or closes, never per request.
 struct Registry {
   std::mutex mutex;
   std::unordered_map<Session*, std::weak_ptr<Session>> sessions;
+  std::unordered_map<std::string, std::size_t> perSource;  // open connections by client IP
   std::atomic<int64_t> open{0};
   std::atomic<bool> stopping{false};
+  std::atomic<bool> draining{false};
+  std::atomic<std::size_t> buffered{0};
+  // Peaks since memory was last handed back to the system (see State::trimAfterBurst).
+  std::atomic<int64_t> openPeak{0};
+  std::atomic<std::size_t> bufferedPeak{0};
+
+  // Takes a connection slot; returns the reason when there is none.
+  std::string_view admit(const std::string& source, const HttpServerOptions& o) {
+    std::lock_guard lock(mutex);
+    if (open.load() >= static_cast<int64_t>(o.maxConnections)) return "max-connections";
+    const auto it = perSource.find(source);
+    if (o.maxConnectionsPerSource > 0 && it != perSource.end() &&
+        it->second >= o.maxConnectionsPerSource)
+      return "max-connections-per-source";
+    ++perSource[source];
+    const auto now = open.fetch_add(1) + 1;
+    if (now > openPeak.load()) openPeak.store(now);
+    return {};
+  }
+  void release(const std::string& source) {
+    std::lock_guard lock(mutex);
+    if (auto it = perSource.find(source); it != perSource.end() && --it->second == 0)
+      perSource.erase(it);
+    open.fetch_sub(1);
+  }
+
+  // Reserves request-body bytes; false when the budget is spent (no lock: one CAS loop).
+  bool reserve(std::size_t n, std::size_t budget) {
+    std::size_t cur = buffered.load();
+    do {
+      if (n > budget || cur > budget - n) return false;
+    } while (!buffered.compare_exchange_weak(cur, cur + n));
+    if (cur + n > bufferedPeak.load()) bufferedPeak.store(cur + n);
+    return true;
+  }
+  void unreserve(std::size_t n) { buffered.fetch_sub(n); }
 };
 
 // Shared, immutable-after-start settings of every session.
@@ -50,6 +93,13 @@ struct SessionEnv {
   void connectionsChanged() const {
     if (events.connections) events.connections(registry->open.load());
   }
+  void overload(std::string_view reason) const {
+    if (events.overload) events.overload(reason);
+  }
+  bool exemptFromClientCert(const std::string& path) const {
+    const auto& p = options.clientCertExemptPaths;
+    return std::find(p.begin(), p.end(), path) != p.end();
+  }
 };
 
 // How long a response to a rejected upload may keep reading the rest of the body, so the
@@ -61,16 +111,23 @@ using text::equalsIgnoreCase;
 
 class Session : public std::enable_shared_from_this<Session> {
  public:
+  // The connection slot (Registry::admit) is taken by the caller and released here.
   Session(tcp::socket socket, std::shared_ptr<ssl::context> ctx,
-          std::shared_ptr<const SessionEnv> env)
-      : ctx_(std::move(ctx)), stream_(std::move(socket), *ctx_), env_(std::move(env)) {}
+          std::shared_ptr<const SessionEnv> env, std::string source)
+      : ctx_(std::move(ctx)),
+        executor_(socket.get_executor()),
+        socket_(std::move(socket)),
+        helloTimer_(executor_),
+        env_(std::move(env)),
+        source_(std::move(source)) {}
 
   ~Session() {
+    unreserve();
     {
       std::lock_guard lock(env_->registry->mutex);
       env_->registry->sessions.erase(this);
     }
-    env_->registry->open.fetch_sub(1);
+    env_->registry->release(source_);
     env_->connectionsChanged();
   }
 
@@ -79,50 +136,103 @@ class Session : public std::enable_shared_from_this<Session> {
       std::lock_guard lock(env_->registry->mutex);
       env_->registry->sessions.emplace(this, weak_from_this());
     }
-    env_->registry->open.fetch_add(1);
     env_->connectionsChanged();
-    net::dispatch(stream_.get_executor(), [self = shared_from_this()] { self->handshake(); });
+    net::dispatch(executor_, [self = shared_from_this()] { self->awaitHello(); });
   }
 
-  // From any thread: finish what is in flight, then close.
+  // From any thread: finish what is in flight, then close. A connection that has not sent
+  // its TLS ClientHello yet has nothing in flight: it closes now instead of holding the exit
+  // for the header timeout.
   void stop() {
-    net::post(stream_.get_executor(), [self = shared_from_this()] {
+    net::post(executor_, [self = shared_from_this()] {
       self->stopping_ = true;
-      if (self->idle_) beast::get_lowest_layer(self->stream_).cancel();
+      if (self->awaitingHello_) return self->closeNow();
+      const bool silent =
+          self->handshaking_ && SSL_get_state(self->stream_->native_handle()) == TLS_ST_BEFORE;
+      if (self->idle_ || silent) self->lowest().cancel();
+    });
+  }
+
+  // From any thread: the server is draining; an idle connection re-arms its (shorter) wait.
+  void drain() {
+    net::post(executor_, [self = shared_from_this()] {
+      if (self->idle_) self->lowest().cancel();
     });
   }
 
  private:
-  beast::tcp_stream& lowest() { return beast::get_lowest_layer(stream_); }
+  beast::tcp_stream& lowest() { return beast::get_lowest_layer(*stream_); }
   bool stopping() const { return stopping_ || env_->registry->stopping; }
+  bool draining() const { return env_->registry->draining; }
+
+  // Until the client sends its first bytes the connection is a bare socket: the TLS stream,
+  // with its two 17 KiB record buffers and OpenSSL's state, is made only for a client that
+  // talks. Silent connections (port scans, floods, a stuck client) cost about a kilobyte.
+  void awaitHello() {
+    awaitingHello_ = true;
+    helloTimer_.expires_after(env_->options.headerTimeout);
+    helloTimer_.async_wait([self = shared_from_this()](error_code ec) {
+      if (ec || !self->awaitingHello_) return;
+      self->env_->bad("header-timeout");
+      self->closeNow();
+    });
+    socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](error_code ec) {
+      if (!self->awaitingHello_) return;  // closed by the timer or stop()
+      self->awaitingHello_ = false;
+      self->helloTimer_.cancel();
+      if (ec) return self->closeNow();
+      self->stream_.emplace(std::move(self->socket_), *self->ctx_);
+      self->handshake();
+    });
+  }
 
   void handshake() {
+    handshaking_ = true;
     expiresAfter(env_->options.headerTimeout);
-    stream_.async_handshake(ssl::stream_base::server, [self = shared_from_this()](error_code ec) {
+    stream_->async_handshake(ssl::stream_base::server, [self = shared_from_this()](error_code ec) {
+      self->handshaking_ = false;
       if (ec) {
-        self->env_->bad("tls-handshake");
+        if (!self->stopping()) self->env_->bad("tls-handshake");
         return self->closeNow();
       }
+      self->clientVerified_ = self->peerVerified();
       self->awaitRequest();
     });
   }
 
+  // A client certificate was presented and verified against --client-ca (the context asks
+  // for one without requiring it, so probes without one still get through the handshake).
+  bool peerVerified() {
+    SSL* ssl = stream_->native_handle();
+    return SSL_get0_peer_certificate(ssl) != nullptr && SSL_get_verify_result(ssl) == X509_V_OK;
+  }
+
   // Waits for the first byte of the next request under the idle timeout; the header timeout
-  // starts only once the client has begun a request.
+  // starts only once the client has begun a request. While draining, the wait is short: a
+  // connection still idle after it is closed between requests.
   void awaitRequest() {
     if (stopping()) return gracefulClose();
     if (buffer_.size() > 0) return readHeader();
+    const auto now = std::chrono::steady_clock::now();
+    if (!idle_) idleSince_ = now;
+    auto wait = std::chrono::steady_clock::duration(env_->options.idleTimeout);
+    if (draining()) {
+      wait = idleSince_ + env_->options.drainIdleTimeout - now;
+      if (wait <= wait.zero()) return gracefulClose();
+    }
     idle_ = true;
-    expiresAfter(env_->options.idleTimeout);
-    stream_.async_read_some(buffer_.prepare(16 * 1024),
-                            [self = shared_from_this()](error_code ec, std::size_t n) {
-                              self->idle_ = false;
-                              if (ec == net::error::operation_aborted && self->stopping())
-                                return self->gracefulClose();
-                              if (ec) return self->closeNow();  // idle timeout or client gone
-                              self->buffer_.commit(n);
-                              self->readHeader();
-                            });
+    expiresAfter(wait);
+    stream_->async_read_some(buffer_.prepare(16 * 1024),
+                             [self = shared_from_this()](error_code ec, std::size_t n) {
+                               if (ec == net::error::operation_aborted) {
+                                 if (self->stopping()) return self->gracefulClose();
+                                 if (self->draining()) return self->awaitRequest();
+                               }
+                               self->idle_ = false;
+                               if (ec) return self->closeNow();  // idle timeout or client gone
+                               self->buffer_.commit(n);
+                               self->readHeader();
+                             });
   }
 
   void readHeader() {
@@ -131,28 +241,52 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->body_limit(env_->options.maxBodyBytes);
     parser_->header_limit(static_cast<std::uint32_t>(env_->options.maxHeaderBytes));
     expiresAfter(env_->options.headerTimeout);
-    http::async_read_header(stream_, buffer_, *parser_,
+    http::async_read_header(*stream_, buffer_, *parser_,
                             [self = shared_from_this()](error_code ec, std::size_t) {
                               if (ec) return self->readFailed(ec, "header-timeout");
                               self->maybeContinue();
                             });
   }
 
+  // Takes the announced body size from the budget before any of it is read (Beast reserves
+  // a Content-Length body up front); a chunked body may grow to the limit.
+  bool reserveBody() {
+    const auto length = parser_->content_length();
+    const std::size_t want = length               ? static_cast<std::size_t>(*length)
+                             : parser_->chunked() ? env_->options.maxBodyBytes
+                                                  : 0;
+    if (want == 0) return true;
+    if (!env_->registry->reserve(want, env_->options.maxBufferedBytes)) return false;
+    reserved_ = want;
+    return true;
+  }
+  void unreserve() {
+    if (reserved_) env_->registry->unreserve(std::exchange(reserved_, 0));
+  }
+
   // Clients such as curl send "Expect: 100-continue" for large bodies and wait for it.
   void maybeContinue() {
+    if (!reserveBody()) {
+      env_->overload("buffer-budget");
+      auto busy = HttpResponse::text(
+          503, "server busy: too many request bodies are being read at once; retry", "busy");
+      busy.headers.emplace_back("Retry-After", "1");
+      return write(std::move(busy), false, true);
+    }
     const auto expect = parser_->get()[http::field::expect];
     if (!equalsIgnoreCase(expect, "100-continue")) return readBody();
     continue_.emplace(http::status::continue_, parser_->get().version());
     expiresAfter(env_->options.bodyTimeout);
-    http::async_write(stream_, *continue_, [self = shared_from_this()](error_code ec, std::size_t) {
-      if (ec) return self->closeNow();
-      self->readBody();
-    });
+    http::async_write(*stream_, *continue_,
+                      [self = shared_from_this()](error_code ec, std::size_t) {
+                        if (ec) return self->closeNow();
+                        self->readBody();
+                      });
   }
 
   void readBody() {
     expiresAfter(env_->options.bodyTimeout);
-    http::async_read(stream_, buffer_, *parser_,
+    http::async_read(*stream_, buffer_, *parser_,
                      [self = shared_from_this()](error_code ec, std::size_t) {
                        if (ec) return self->readFailed(ec, "body-timeout");
                        self->handle();
@@ -203,13 +337,22 @@ class Session : public std::enable_shared_from_this<Session> {
     req.received = received_;
     const bool keepAlive = msg.keep_alive();
     HttpResponse res;
-    try {
-      res = env_->handler(req);
-    } catch (const std::exception& e) {
-      if (env_->events.handlerError) env_->events.handlerError(req, e.what());
-      res = HttpResponse::text(500, "internal error", "internal-error");
+    if (env_->options.requireClientCert && !clientVerified_ &&
+        !env_->exemptFromClientCert(req.path)) {
+      env_->bad("client-cert-required");
+      res = HttpResponse::text(
+          403, "a client certificate signed by --client-ca is required for " + req.path);
+    } else {
+      try {
+        res = env_->handler(req);
+      } catch (const std::exception& e) {
+        if (env_->events.handlerError) env_->events.handlerError(req, e.what());
+        res = HttpResponse::text(500, "internal error", "internal-error");
+      }
     }
-    write(std::move(res), keepAlive && !stopping(), false);
+    req = HttpRequest();  // the body's bytes are no longer buffered
+    unreserve();
+    write(std::move(res), keepAlive && !stopping() && !draining(), false);
   }
 
   void reject(int status, std::string message) {
@@ -227,7 +370,7 @@ class Session : public std::enable_shared_from_this<Session> {
     res_->prepare_payload();
     expiresAfter(env_->options.bodyTimeout);
     http::async_write(
-        stream_, *res_,
+        *stream_, *res_,
         [self = shared_from_this(), keepAlive, drainAfter](error_code ec, std::size_t) {
           if (ec) return self->closeNow();
           if (drainAfter) return self->drain(0);
@@ -241,39 +384,54 @@ class Session : public std::enable_shared_from_this<Session> {
   void drain(std::size_t total) {
     if (total == 0) expiresAfter(kDrainTime);
     buffer_.consume(buffer_.size());
-    stream_.async_read_some(buffer_.prepare(64 * 1024),
-                            [self = shared_from_this(), total](error_code ec, std::size_t n) {
-                              if (ec || total + n > kDrainMaxBytes) return self->closeNow();
-                              self->drain(total + n);
-                            });
+    stream_->async_read_some(buffer_.prepare(64 * 1024),
+                             [self = shared_from_this(), total](error_code ec, std::size_t n) {
+                               if (ec || total + n > kDrainMaxBytes) return self->closeNow();
+                               self->drain(total + n);
+                             });
   }
 
   // Sends our close_notify without waiting for the peer's: HTTP framing already told the
   // client the response is complete, and a client that never answers must not hold the
   // connection (and a shutdown drain) open.
   void gracefulClose() {
-    SSL_set_shutdown(stream_.native_handle(), SSL_RECEIVED_SHUTDOWN);
+    SSL_set_shutdown(stream_->native_handle(), SSL_RECEIVED_SHUTDOWN);
     expiresAfter(std::chrono::seconds(2));
-    stream_.async_shutdown([self = shared_from_this()](error_code) { self->closeNow(); });
+    stream_->async_shutdown([self = shared_from_this()](error_code) { self->closeNow(); });
   }
 
   void closeNow() {
     error_code ignored;
+    if (!stream_) {
+      awaitingHello_ = false;
+      helloTimer_.cancel();
+      socket_.close(ignored);
+      return;
+    }
     lowest().socket().shutdown(tcp::socket::shutdown_both, ignored);
     lowest().close();
   }
 
   std::shared_ptr<ssl::context> ctx_;  // before stream_: the stream uses it until destroyed
-  beast::ssl_stream<beast::tcp_stream> stream_;
+  net::any_io_executor executor_;      // the connection's strand
+  tcp::socket socket_;                 // until the client's first bytes, then moved to stream_
+  net::steady_timer helloTimer_;       // header timeout while waiting for those bytes
+  std::optional<beast::ssl_stream<beast::tcp_stream>> stream_;
   std::shared_ptr<const SessionEnv> env_;
+  std::string source_;  // client IP, for the per-source connection count
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   std::optional<http::response<http::empty_body>> continue_;
   std::optional<http::response<http::string_body>> res_;
   std::chrono::steady_clock::time_point deadline_{};
   std::chrono::steady_clock::time_point received_{};
-  bool idle_ = false;      // waiting for a request: stop() may close right away
-  bool stopping_ = false;  // answer what is in flight, then close
+  std::chrono::steady_clock::time_point idleSince_{};
+  std::size_t reserved_ = 0;     // bytes of the buffer budget this request holds
+  bool awaitingHello_ = false;   // no byte from the client yet: no TLS state exists
+  bool idle_ = false;            // waiting for a request: stop() may close right away
+  bool handshaking_ = false;     // TLS handshake not done yet
+  bool clientVerified_ = false;  // a client certificate was presented and verified
+  bool stopping_ = false;        // answer what is in flight, then close
 };
 
 }  // namespace
@@ -283,23 +441,92 @@ struct HttpServer::State : std::enable_shared_from_this<HttpServer::State> {
   std::shared_ptr<TlsContextStore> tls;
   std::shared_ptr<SessionEnv> env;
   tcp::acceptor acceptor;
+  net::steady_timer backoffTimer;
+  net::steady_timer housekeeping;
+  std::chrono::milliseconds backoff{0};
 
   State(net::io_context& io, std::shared_ptr<TlsContextStore> t, std::shared_ptr<SessionEnv> e)
-      : ioc(io), tls(std::move(t)), env(std::move(e)), acceptor(net::make_strand(io)) {}
+      : ioc(io),
+        tls(std::move(t)),
+        env(std::move(e)),
+        acceptor(net::make_strand(io)),
+        backoffTimer(acceptor.get_executor()),
+        housekeeping(acceptor.get_executor()) {}
 
   void accept() {
-    acceptor.async_accept(
-        net::make_strand(ioc), [self = shared_from_this()](error_code ec, tcp::socket socket) {
-          if (!self->acceptor.is_open() || self->env->registry->stopping) return;
-          if (!ec) {
-            // Without TCP_NODELAY, Nagle holds a small TLS record (session tickets, a short
-            // response) until the client's delayed ACK: ~40 ms stalls per new connection.
-            error_code ignored;
-            socket.set_option(tcp::no_delay(true), ignored);
-            std::make_shared<Session>(std::move(socket), self->tls->current(), self->env)->start();
-          }
-          self->accept();  // transient errors (EMFILE...) must not stop us
-        });
+    acceptor.async_accept(net::make_strand(ioc),
+                          [self = shared_from_this()](error_code ec, tcp::socket socket) {
+                            if (!self->acceptor.is_open() || self->env->registry->stopping) return;
+                            if (ec) return self->backOff(ec);
+                            self->backoff = std::chrono::milliseconds(0);
+                            self->open(std::move(socket));
+                            self->accept();
+                          });
+  }
+
+  // EMFILE and friends fail again at once: retrying immediately spins a core and starves
+  // the connections that are already open. Wait 5 ms, doubling to 1 s, and say so.
+  void backOff(error_code ec) {
+    using std::chrono::milliseconds;
+    backoff = backoff.count() == 0 ? milliseconds(5) : std::min(backoff * 2, milliseconds(1000));
+    if (env->events.acceptError) env->events.acceptError(ec.message(), backoff);
+    backoffTimer.expires_after(backoff);
+    backoffTimer.async_wait([self = shared_from_this()](error_code e) {
+      if (!e && self->acceptor.is_open() && !self->env->registry->stopping) self->accept();
+    });
+  }
+
+  void open(tcp::socket socket) {
+    error_code ec;
+    const auto peer = socket.remote_endpoint(ec);
+    if (ec) return;  // already gone
+    std::string source = peer.address().to_string();
+    if (const auto refused = env->registry->admit(source, env->options); !refused.empty()) {
+      env->overload(refused);
+      socket.close(ec);  // before any TLS state exists: a refused connection costs nothing
+      return;
+    }
+    // Without TCP_NODELAY, Nagle holds a small TLS record (session tickets, a short
+    // response) until the client's delayed ACK: ~40 ms stalls per new connection.
+    socket.set_option(tcp::no_delay(true), ec);
+    std::shared_ptr<Session> session;
+    try {
+      session = std::make_shared<Session>(std::move(socket), tls->current(), env, source);
+    } catch (const std::exception&) {
+      env->registry->release(source);  // no TLS object (out of memory): drop the connection
+      return;
+    }
+    session->start();
+  }
+
+  // Every second: once a burst of connections or uploads is over, give the freed memory back
+  // to the system (glibc keeps it otherwise, and RSS stays at the burst's peak).
+  void housekeep() {
+    housekeeping.expires_after(std::chrono::seconds(1));
+    housekeeping.async_wait([self = shared_from_this()](error_code ec) {
+      if (ec || self->env->registry->stopping) return;
+      self->trimAfterBurst();
+      self->housekeep();
+    });
+  }
+  void trimAfterBurst() {
+    auto& r = *env->registry;
+    const int64_t open = r.open.load(), openPeak = r.openPeak.load();
+    const std::size_t buffered = r.buffered.load(), bufferedPeak = r.bufferedPeak.load();
+    const bool connectionsGone = openPeak >= 64 && open * 2 < openPeak;
+    const bool uploadsGone = bufferedPeak >= (std::size_t{16} << 20) && buffered * 2 < bufferedPeak;
+    if (!connectionsGone && !uploadsGone) return;
+    malloc_trim(0);
+    r.openPeak.store(open);
+    r.bufferedPeak.store(buffered);
+  }
+
+  std::vector<std::shared_ptr<Session>> liveSessions() {
+    std::vector<std::shared_ptr<Session>> live;
+    std::lock_guard lock(env->registry->mutex);
+    for (auto& [_, weak] : env->registry->sessions)
+      if (auto p = weak.lock()) live.push_back(std::move(p));
+    return live;
   }
 };
 
@@ -342,7 +569,16 @@ uint16_t HttpServer::port() const {
 }
 
 void HttpServer::start() {
-  net::dispatch(state_->acceptor.get_executor(), [s = state_] { s->accept(); });
+  net::dispatch(state_->acceptor.get_executor(), [s = state_] {
+    s->accept();
+    s->housekeep();
+  });
+}
+
+void HttpServer::beginDrain() {
+  auto s = state_;
+  if (s->env->registry->draining.exchange(true)) return;
+  for (auto& session : s->liveSessions()) session->drain();
 }
 
 void HttpServer::stop() {
@@ -351,14 +587,10 @@ void HttpServer::stop() {
   net::post(s->acceptor.get_executor(), [s] {
     error_code ignored;
     s->acceptor.close(ignored);
+    s->backoffTimer.cancel();
+    s->housekeeping.cancel();
   });
-  std::vector<std::shared_ptr<Session>> live;
-  {
-    std::lock_guard lock(s->env->registry->mutex);
-    for (auto& [_, weak] : s->env->registry->sessions)
-      if (auto p = weak.lock()) live.push_back(std::move(p));
-  }
-  for (auto& session : live) session->stop();
+  for (auto& session : s->liveSessions()) session->stop();
 }
 
 int64_t HttpServer::openConnections() const {

@@ -16,6 +16,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "server/http_types.hpp"
 #include "server/serve_config.hpp"
@@ -25,10 +26,23 @@ namespace gpua::server {
 
 struct HttpServerOptions {
   std::chrono::milliseconds headerTimeout{10'000};  // TLS handshake + request line and headers
-  std::chrono::milliseconds bodyTimeout{30'000};    // request body; also the response write
+  std::chrono::milliseconds bodyTimeout{10'000};    // request body; also the response write
   std::chrono::milliseconds idleTimeout{120'000};   // waiting for the next request
   std::size_t maxBodyBytes = 8u << 20;              // Beast's default is 1 MB: too small
   std::size_t maxHeaderBytes = 64u << 10;
+  // Connections beyond these are closed right after accept, before any TLS state exists.
+  std::size_t maxConnections = 1024;
+  std::size_t maxConnectionsPerSource = 0;  // per client IP; 0 = no per-source cap
+  // Body bytes announced (Content-Length, or maxBodyBytes when chunked) by all requests being
+  // read at once; a request that does not fit gets a 503 before its body is read.
+  std::size_t maxBufferedBytes = 64u << 20;
+  // With a TLS context that asks for client certificates without requiring them: requests to
+  // other paths than these without a verified client certificate get a 403.
+  bool requireClientCert = false;
+  std::vector<std::string> clientCertExemptPaths;
+  // While draining (beginDrain), a connection idle this long is closed; a busy one is closed
+  // after its response ("Connection: close").
+  std::chrono::milliseconds drainIdleTimeout{2'000};
 };
 
 // Observers, called on I/O threads; each may be empty.
@@ -40,6 +54,11 @@ struct ServerEvents {
   std::function<void(int64_t open)> connections;
   // A handler threw; the client got a 500.
   std::function<void(const HttpRequest&, std::string_view what)> handlerError;
+  // A connection or request refused to protect memory: "max-connections",
+  // "max-connections-per-source", "buffer-budget".
+  std::function<void(std::string_view reason)> overload;
+  // accept() failed (EMFILE...); the next accept waits `backoff`.
+  std::function<void(std::string_view error, std::chrono::milliseconds backoff)> acceptError;
 };
 
 class HttpServer {
@@ -57,8 +76,14 @@ class HttpServer {
 
   void start();  // starts accepting (call after listen, before running the io_context)
 
-  // Graceful stop: close the listener, close idle keep-alive connections, let a request in
-  // flight finish and answer it with "Connection: close". Safe from any thread.
+  // Start of a rolling shutdown, while the listener stays open: every response says
+  // "Connection: close" and connections idle for drainIdleTimeout are closed, so clients move
+  // to other replicas between requests, never in the middle of one. Safe from any thread.
+  void beginDrain();
+
+  // Graceful stop: close the listener, close idle keep-alive connections and connections that
+  // have not begun their TLS handshake, let a request in flight finish and answer it with
+  // "Connection: close". Safe from any thread.
   void stop();
 
   int64_t openConnections() const;

@@ -1,5 +1,10 @@
 #include "server/reloader.hpp"
 
+#include <ctime>
+#include <utility>
+
+#include "server/certificate_reload.hpp"
+
 namespace gpua::server {
 
 namespace {
@@ -25,12 +30,28 @@ Reloader::~Reloader() {
 void Reloader::start() {
   thread_ = std::thread([this] {
     std::unique_lock lock(mutex_);
-    while (!wake_.wait_for(lock, interval_, [this] { return stopping_; })) {
+    for (;;) {
+      wake_.wait_for(lock, interval_, [this] { return stopping_ || reloadRequested_; });
+      if (stopping_) return;
+      const bool now = std::exchange(reloadRequested_, false);
       lock.unlock();
-      pollOnce();
+      if (now) {
+        reloadPolicies();
+        reloadCertificates();
+      } else {
+        pollOnce();
+      }
       lock.lock();
     }
   });
+}
+
+void Reloader::requestReload() {
+  {
+    std::lock_guard lock(mutex_);
+    reloadRequested_ = true;
+  }
+  wake_.notify_all();
 }
 
 void Reloader::stop() {
@@ -58,8 +79,7 @@ void Reloader::publishPolicy(const ReloadTargets& t,
 }
 
 void Reloader::publishCertificate(const ReloadTargets& t, const TlsLoadResult& loaded) {
-  t.metrics->certificateExpiry.set(static_cast<double>(loaded.notAfterUnix));
-  t.tlsStore->set(loaded.context);
+  publishLoadedCertificate(t, loaded, std::time(nullptr));
 }
 
 std::vector<policy::Diagnostic> Reloader::reloadPolicies() {
@@ -88,16 +108,7 @@ std::vector<policy::Diagnostic> Reloader::reloadPolicies() {
 }
 
 std::string Reloader::reloadCertificates() {
-  auto loaded = loadTlsContext(targets_.tls);
-  if (!loaded.context) {
-    targets_.logger->error("certificate reload failed; keeping the current certificate",
-                           {{"error", loaded.error}});
-    return loaded.error;
-  }
-  targets_.logger->info("certificate reloaded",
-                        {{"serial", loaded.serialHex}, {"notAfter", loaded.notAfterUnix}});
-  publishCertificate(targets_, loaded);
-  return {};
+  return reloadCertificate(targets_, std::time(nullptr));
 }
 
 }  // namespace gpua::server

@@ -29,6 +29,7 @@ struct ReloadTargets {
   std::shared_ptr<TlsContextStore> tlsStore;
   WebhookMetrics* metrics = nullptr;
   telemetry::JsonLogger* logger = nullptr;
+  std::string serviceDnsName;  // checked against the certificate's SANs ("" = not checked)
 };
 
 class Reloader {
@@ -43,6 +44,10 @@ class Reloader {
 
   // One polling round (the thread calls it every interval; tests may call it directly).
   void pollOnce();
+
+  // Asks the polling thread to load policies and certificates now, changed or not (SIGHUP).
+  // Safe from any thread, including a signal handler's.
+  void requestReload();
 
   // Loads policies now and publishes the result. Returns the errors (empty on success).
   std::vector<policy::Diagnostic> reloadPolicies();
@@ -62,6 +67,7 @@ class Reloader {
   std::mutex mutex_;
   std::condition_variable wake_;
   bool stopping_ = false;
+  bool reloadRequested_ = false;
   std::thread thread_;
 };
 

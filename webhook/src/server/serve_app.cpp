@@ -5,13 +5,16 @@
 #include <boost/asio/strand.hpp>
 
 #include <csignal>
+#include <ctime>
 #include <filesystem>
 #include <thread>
 #include <vector>
 
 #include "policy/loader.hpp"
 #include "policy/namespace_label_rules.hpp"
+#include "server/certificate_reload.hpp"
 #include "server/http_server.hpp"
+#include "server/process_resources.hpp"
 #include "server/readiness.hpp"
 #include "server/reloader.hpp"
 #include "server/webhook_service.hpp"
@@ -49,16 +52,87 @@ std::string urlHost(const std::string& host) {
   return host;
 }
 
+// The CA to name in the banner's curl: the ca.crt that gen-dev-certs.sh writes beside the
+// certificate, when it is there. The server never learns which CA signed its certificate, so
+// otherwise the banner names none rather than a file that does not exist.
+std::string bannerCaOption(const ServeConfig& c) {
+  const auto ca = std::filesystem::path(c.tlsCert).parent_path() / "ca.crt";
+  std::error_code ec;
+  if (std::filesystem::is_regular_file(ca, ec)) return "--cacert " + ca.string() + " ";
+  return "--cacert <the CA that signed " + c.tlsCert + "> ";
+}
+
 void printBanner(std::FILE* console, const ServeConfig& c, const policy::PolicySet& p,
                  uint16_t port) {
   const auto url = "https://" + urlHost(c.listen.host) + ":" + std::to_string(port);
-  const auto ca = (std::filesystem::path(c.tlsCert).parent_path() / "ca.crt").string();
   std::fprintf(console,
-               "serving policies \"%s\" (revision %s) on %s — try: curl --cacert %s -H "
+               "serving policies \"%s\" (revision %s) on %s — try: curl %s-H "
                "'Content-Type: application/json' --data "
                "@deploy/examples/admission-review-training.json %s/mutate\n",
-               p.name.c_str(), p.revision.c_str(), url.c_str(), ca.c_str(), url.c_str());
+               p.name.c_str(), p.revision.c_str(), url.c_str(), bannerCaOption(c).c_str(),
+               url.c_str());
   std::fflush(console);
+}
+
+// What the server may use: threads from the CPUs the process may run on, connection and
+// buffer limits from its memory limit (each overridable by a flag).
+struct Capacity {
+  unsigned threads = 1;
+  uint64_t openFiles = 0;
+  ResourceLimits limits;
+};
+
+Capacity capacityFor(const ServeConfig& config) {
+  Capacity c;
+  c.openFiles = raiseOpenFileLimit();
+  const auto cgroup = processCgroup();
+  c.threads =
+      config.threads ? config.threads : defaultThreads(affinityCpus(), cgroupCpuLimit(cgroup));
+  c.limits = limitsFor(cgroupMemoryLimit(cgroup), c.openFiles);
+  if (config.maxConnections) {
+    c.limits.maxConnections = *config.maxConnections;
+    c.limits.maxConnectionsPerSource = std::max<std::size_t>(1, c.limits.maxConnections / 2);
+  }
+  if (config.maxConnectionsPerSource)
+    c.limits.maxConnectionsPerSource = *config.maxConnectionsPerSource;
+  if (config.maxBufferedBytes) c.limits.maxBufferedBytes = *config.maxBufferedBytes;
+  return c;
+}
+
+HttpServerOptions serverOptions(const ServeConfig& config, const Capacity& capacity) {
+  HttpServerOptions o;
+  o.headerTimeout = config.headerTimeout;
+  o.bodyTimeout = config.bodyTimeout;
+  o.idleTimeout = config.idleTimeout;
+  o.maxBodyBytes = config.maxBodyBytes;
+  o.maxConnections = capacity.limits.maxConnections;
+  o.maxConnectionsPerSource = capacity.limits.maxConnectionsPerSource;
+  o.maxBufferedBytes = capacity.limits.maxBufferedBytes;
+  // With --client-ca, admission needs the apiserver's client certificate; the kubelet's probes
+  // and Prometheus have none and get the health and metrics paths on the same port.
+  o.requireClientCert = !config.clientCa.empty();
+  o.clientCertExemptPaths = {"/healthz", "/readyz", "/metrics"};
+  return o;
+}
+
+ServerEvents serverEvents(WebhookService& service, WebhookMetrics& metrics,
+                          telemetry::JsonLogger& logger) {
+  ServerEvents events;
+  events.badRequest = [&service](std::string_view kind) { service.countBadRequest(kind); };
+  events.connections = [&metrics](int64_t open) {
+    metrics.openConnections.set(static_cast<double>(open));
+  };
+  events.handlerError = [&logger](const HttpRequest& r, std::string_view what) {
+    logger.error("handler failed", {{"path", r.path}, {"error", what}});
+  };
+  events.overload = [&metrics](std::string_view reason) {
+    metrics.overloadRejections.with({reason}).inc();
+  };
+  events.acceptError = [&metrics, &logger](std::string_view error, std::chrono::milliseconds b) {
+    metrics.acceptErrors.inc();
+    logger.warn("accept failed; backing off", {{"error", error}, {"backoffMs", b.count()}});
+  };
+  return events;
 }
 
 // Waits for in-flight requests to finish after stop(), up to the grace period, then stops
@@ -150,6 +224,8 @@ int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
   targets.policy = std::make_shared<Snapshot<policy::PolicySet>>();
   targets.metrics = &metrics;
   targets.logger = &logger;
+  targets.serviceDnsName = config.serviceDnsName;
+  const Capacity capacity = capacityFor(config);
 
   // Fingerprint the files before loading them, so an edit during startup is not missed.
   auto tls = loadTlsContext(targets.tls);
@@ -161,6 +237,7 @@ int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
   if (!loaded.ok()) return startupError(runtime.console, policyError(loaded.errors));
   Reloader::publishPolicy(targets, loaded.policy);
   Reloader::publishCertificate(targets, tls);
+  warnIfServiceNameMissing(targets, tls);
   metrics.policyReloads.with({"success"}).inc();
 
   UsageHookup usage{runtime.usage, {}, runtime.usage ? "provided" : "none"};
@@ -176,28 +253,19 @@ int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
   warnIfQuotasUnchecked(logger, usage, *loaded.policy);
   warnIfNamespaceLabelsUnknown(logger, usage, *loaded.policy);
   warnIfCapacityUnchecked(logger, usage, *loaded.policy);
-  auto readiness = std::make_shared<Readiness>(usage.source);
+  auto readiness = std::make_shared<Readiness>(usage.source, targets.tlsStore);
   readiness->setPoliciesLoaded(true);
   readiness->setCertificatesLoaded(true);
 
-  const unsigned threads =
-      config.threads ? config.threads : std::max(1u, std::thread::hardware_concurrency());
+  const unsigned threads = capacity.threads;
   net::io_context ioc(static_cast<int>(threads));
 
   WebhookService service(
       {targets.policy, usage.source, readiness, &metrics, &logger, nullptr, &logSampler,
        usage.supply});
   auto router = std::make_shared<Router>(service.router());
-  ServerEvents events;
-  events.badRequest = [&service](std::string_view kind) { service.countBadRequest(kind); };
-  events.connections = [&metrics](int64_t open) {
-    metrics.openConnections.set(static_cast<double>(open));
-  };
-  events.handlerError = [&logger](const HttpRequest& r, std::string_view what) {
-    logger.error("handler failed", {{"path", r.path}, {"error", what}});
-  };
-  HttpServerOptions options{config.headerTimeout, config.bodyTimeout, config.idleTimeout,
-                            config.maxBodyBytes};
+  const ServerEvents events = serverEvents(service, metrics, logger);
+  const HttpServerOptions options = serverOptions(config, capacity);
   HttpServer server(
       ioc, targets.tlsStore,
       [router, &service](const HttpRequest& r) {
@@ -222,8 +290,11 @@ int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
   signals.async_wait([&](boost::system::error_code ec, int signo) {
     if (ec) return;
     // Unready first, so the Service stops routing here; keep serving for --shutdown-delay
-    // while the endpoint removal propagates, then stop accepting and drain.
+    // while the endpoint removal propagates, then stop accepting and drain. Meanwhile every
+    // response closes its connection and idle ones close between requests: the apiserver
+    // reaches the Service's ClusterIP, so only a new connection can land on another replica.
     readiness->setShuttingDown();
+    server.beginDrain();
     logger.info("shutting down", {{"signal", signo},
                                   {"open", server.openConnections()},
                                   {"delayMs", config.shutdownDelay.count()},
@@ -237,6 +308,18 @@ int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
     });
   });
 
+  // SIGHUP: load policies and certificates now (the default action would kill the server).
+  net::signal_set hangup(shutdownStrand, SIGHUP);
+  std::function<void()> awaitHangup = [&] {
+    hangup.async_wait([&](boost::system::error_code ec, int) {
+      if (ec) return;
+      logger.info("SIGHUP: reloading policies and certificates now");
+      reloader.requestReload();
+      awaitHangup();
+    });
+  };
+  awaitHangup();
+
   server.start();
   reloader.start();
   printBanner(runtime.console, config, *loaded.policy, server.port());
@@ -246,6 +329,10 @@ int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
                           {"address", config.listen.host},
                           {"port", server.port()},
                           {"threads", threads},
+                          {"maxConnections", options.maxConnections},
+                          {"maxConnectionsPerSource", options.maxConnectionsPerSource},
+                          {"maxBufferedBytes", options.maxBufferedBytes},
+                          {"openFileLimit", capacity.openFiles},
                           {"logLevel", telemetry::logLevelName(config.logLevel)},
                           {"logSampleRate", config.logSampleRate},
                           {"certificateSerial", tls.serialHex},

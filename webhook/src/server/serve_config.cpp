@@ -71,6 +71,16 @@ auto stringSetter(std::string ServeConfig::*field) {
   };
 }
 
+auto sizeSetter(std::optional<std::size_t> ServeConfig::*field, bool zeroAllowed) {
+  return [field, zeroAllowed](ServeConfig& c, const std::string& v) -> std::string {
+    auto n = parseByteSize(v);
+    if (!n || (*n == 0 && !zeroAllowed))
+      return "invalid value \"" + v + "\" (use e.g. 512, 64Ki, 8Mi)";
+    c.*field = *n;
+    return {};
+  };
+}
+
 const std::vector<Setting>& settings() {
   static const std::vector<Setting> all = {
       {"--policies", "GPU_ADMISSION_POLICIES", "policy file or directory (repeatable, or a,b)",
@@ -93,7 +103,8 @@ const std::vector<Setting>& settings() {
          c.listen = *a;
          return {};
        }},
-      {"--threads", "GPU_ADMISSION_THREADS", "worker threads (default: one per core)",
+      {"--threads", "GPU_ADMISSION_THREADS",
+       "worker threads (default: the CPUs the process may use: affinity, cgroup quota)",
        [](ServeConfig& c, const std::string& v) -> std::string {
          auto n = parseUnsigned(v);
          if (!n || *n == 0 || *n > 1024) return "invalid thread count \"" + v + "\" (1-1024)";
@@ -110,7 +121,7 @@ const std::vector<Setting>& settings() {
        "TLS handshake and request header read timeout (default 10s)",
        durationSetter(&ServeConfig::headerTimeout)},
       {"--body-timeout", "GPU_ADMISSION_BODY_TIMEOUT",
-       "request body read and response write timeout (default 30s)",
+       "request body read and response write timeout (default 10s)",
        durationSetter(&ServeConfig::bodyTimeout)},
       {"--idle-timeout", "GPU_ADMISSION_IDLE_TIMEOUT",
        "idle keep-alive connection timeout (default 120s; keep above 90s)",
@@ -118,6 +129,18 @@ const std::vector<Setting>& settings() {
       {"--shutdown-delay", "GPU_ADMISSION_SHUTDOWN_DELAY",
        "on SIGTERM, report unready but keep serving this long first (default 0; 5s in k8s)",
        durationSetter(&ServeConfig::shutdownDelay)},
+      {"--max-connections", "GPU_ADMISSION_MAX_CONNECTIONS",
+       "open connections at most; more are closed at once (default: from the memory limit)",
+       sizeSetter(&ServeConfig::maxConnections, false)},
+      {"--max-connections-per-source", "GPU_ADMISSION_MAX_CONNECTIONS_PER_SOURCE",
+       "open connections from one client IP (default: half of --max-connections; 0 = off)",
+       sizeSetter(&ServeConfig::maxConnectionsPerSource, true)},
+      {"--max-buffered-bytes", "GPU_ADMISSION_MAX_BUFFERED_BYTES",
+       "request body bytes buffered across all requests; over it: 503 (default: memory / 4)",
+       sizeSetter(&ServeConfig::maxBufferedBytes, false)},
+      {"--service-dns-name", "GPU_ADMISSION_SERVICE_DNS_NAME",
+       "name the apiserver verifies (<service>.<namespace>.svc): warn if the cert lacks it",
+       stringSetter(&ServeConfig::serviceDnsName)},
       {"--kubeconfig", "GPU_ADMISSION_KUBECONFIG",
        "watch GPU usage in the cluster of this kubeconfig (for quotas)",
        stringSetter(&ServeConfig::kubeconfig)},
@@ -192,6 +215,9 @@ std::string validate(const ServeConfig& c) {
   if (c.reloadInterval.count() <= 0) return "--reload-interval must be positive";
   if (c.headerTimeout.count() <= 0 || c.bodyTimeout.count() <= 0 || c.idleTimeout.count() <= 0)
     return "timeouts must be positive";
+  if (c.maxBufferedBytes && *c.maxBufferedBytes < c.maxBodyBytes)
+    return "--max-buffered-bytes must hold at least one largest request (" +
+           std::to_string(c.maxBodyBytes) + " bytes)";
   return validateUsageSource(c);
 }
 
@@ -208,6 +234,18 @@ std::optional<std::chrono::milliseconds> parseDuration(const std::string& text) 
   const auto n = parseUnsigned(text.substr(0, digits));
   if (!n) return std::nullopt;
   return std::chrono::milliseconds(static_cast<int64_t>(*n) * unit->second);
+}
+
+std::optional<std::size_t> parseByteSize(const std::string& text) {
+  static const std::map<std::string, uint64_t> kUnits = {
+      {"", 1}, {"Ki", uint64_t{1} << 10}, {"Mi", uint64_t{1} << 20}, {"Gi", uint64_t{1} << 30}};
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 12) return std::nullopt;
+  const auto unit = kUnits.find(text.substr(digits));
+  const auto n = parseUnsigned(text.substr(0, digits));
+  if (unit == kUnits.end() || !n) return std::nullopt;
+  return static_cast<std::size_t>(*n * unit->second);
 }
 
 std::optional<ListenAddress> parseListenAddress(const std::string& text) {

@@ -26,14 +26,26 @@ struct ServeConfig {
   std::string tlsKey;
   std::string clientCa;  // empty = no client certificate verification
   ListenAddress listen{"0.0.0.0", 8443};
-  unsigned threads = 0;  // 0 = one per core
+  unsigned threads = 0;  // 0 = the CPUs the process may use (affinity mask and cgroup quota)
   std::chrono::milliseconds shutdownGrace{10'000};
   std::chrono::milliseconds reloadInterval{1'000};
   std::chrono::milliseconds headerTimeout{10'000};
-  std::chrono::milliseconds bodyTimeout{30'000};
+  // The apiserver gives up after the webhook's timeoutSeconds (at most 30 s, 5 s in
+  // deploy/): a body still arriving after 10 s only holds a connection and its buffer.
+  std::chrono::milliseconds bodyTimeout{10'000};
   // Must exceed the apiserver's 90 s idle keep-alive, or it reuses sockets we already closed.
   std::chrono::milliseconds idleTimeout{120'000};
+  // The apiserver refuses request bodies over 3 MiB (MaxRequestBodyBytes = 3 * 1024 * 1024 in
+  // staging/src/k8s.io/apiserver/pkg/server/config.go), so one object is at most 3 MiB; an
+  // UPDATE review carries object and oldObject, hence 2 x 3 MiB plus the envelope < 8 MiB.
   std::size_t maxBodyBytes = 8u << 20;
+  // Unset: sized to the cgroup memory limit (process_resources.hpp).
+  std::optional<std::size_t> maxConnections;           // open connections, all sources
+  std::optional<std::size_t> maxConnectionsPerSource;  // open connections from one IP; 0 = off
+  std::optional<std::size_t> maxBufferedBytes;         // request bytes being read, all requests
+  // The DNS name the apiserver verifies (<service>.<namespace>.svc): a certificate whose SANs
+  // lack it is served, with a warning. Empty: not checked.
+  std::string serviceDnsName;
   // On SIGTERM, /readyz answers 503 for this long while requests are still served, so the
   // endpoint removal reaches every apiserver before the listener closes. 0 = close at once.
   std::chrono::milliseconds shutdownDelay{0};
@@ -72,6 +84,9 @@ EnvLookup processEnv();
 
 // "ADDR:PORT", "[v6]:PORT" or ":PORT" (all interfaces).
 std::optional<ListenAddress> parseListenAddress(const std::string& text);
+
+// "65536", "64Ki", "8Mi", "1Gi".
+std::optional<std::size_t> parseByteSize(const std::string& text);
 
 // "250ms", "10s", "2m", or a bare number of seconds.
 std::optional<std::chrono::milliseconds> parseDuration(const std::string& text);

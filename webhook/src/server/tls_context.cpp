@@ -6,6 +6,7 @@
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include <ctime>
 #include <fstream>
@@ -50,17 +51,50 @@ void applyProtocolPolicy(SSL_CTX* ctx) {
       ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
   SSL_CTX_set_cipher_list(ctx, tls12CipherList());
   SSL_CTX_set_alpn_select_cb(ctx, &selectAlpn, nullptr);
+  // Idle connections give their 2 x ~17 KiB record buffers back instead of keeping them.
+  SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
   // Resumption: a server-side cache (TLS 1.2 session ids) plus tickets (on by default).
   SSL_CTX_set_session_cache_mode(ctx, SSL_SESS_CACHE_SERVER);
   SSL_CTX_set_session_id_context(ctx, kSessionIdContext, sizeof kSessionIdContext - 1);
 }
 
-// The leaf certificate's expiry and serial.
+int64_t unixTime(const ASN1_TIME* t) {
+  struct tm tm {};
+  return ASN1_TIME_to_tm(t, &tm) == 1 ? static_cast<int64_t>(timegm(&tm)) : 0;
+}
+
+std::vector<std::string> dnsNamesOf(X509* leaf) {
+  std::vector<std::string> out;
+  auto* names =
+      static_cast<GENERAL_NAMES*>(X509_get_ext_d2i(leaf, NID_subject_alt_name, nullptr, nullptr));
+  if (!names) return out;
+  for (int i = 0; i < sk_GENERAL_NAME_num(names); ++i) {
+    const GENERAL_NAME* n = sk_GENERAL_NAME_value(names, i);
+    if (n->type != GEN_DNS) continue;
+    const auto* s = n->d.dNSName;
+    out.emplace_back(reinterpret_cast<const char*>(ASN1_STRING_get0_data(s)),
+                     static_cast<std::size_t>(ASN1_STRING_length(s)));
+  }
+  GENERAL_NAMES_free(names);
+  return out;
+}
+
+std::string utc(int64_t unixSeconds) {
+  const std::time_t t = static_cast<std::time_t>(unixSeconds);
+  struct tm tm {};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// The leaf certificate's validity, serial and DNS names.
 void describeLeaf(SSL_CTX* ctx, TlsLoadResult& result) {
   X509* leaf = SSL_CTX_get0_certificate(ctx);
   if (!leaf) return;
-  struct tm tm {};
-  if (ASN1_TIME_to_tm(X509_get0_notAfter(leaf), &tm) == 1) result.notAfterUnix = timegm(&tm);
+  result.notBeforeUnix = unixTime(X509_get0_notBefore(leaf));
+  result.notAfterUnix = unixTime(X509_get0_notAfter(leaf));
+  result.dnsNames = dnsNamesOf(leaf);
   if (BIGNUM* bn = ASN1_INTEGER_to_BN(X509_get0_serialNumber(leaf), nullptr)) {
     if (char* hex = BN_bn2hex(bn)) {
       result.serialHex = hex;
@@ -108,11 +142,33 @@ bool loadClientCa(ssl::context& ctx, const std::string& caFile, std::string& err
     error = caFile + ": not a PEM CA bundle (" + ec.message() + ")";
     return false;
   }
-  ctx.set_verify_mode(ssl::verify_peer | ssl::verify_fail_if_no_peer_cert);
+  // Verify a certificate when one is presented, but do not require one: kubelet probes and
+  // Prometheus have none. The server requires it per path (HttpServerOptions).
+  ctx.set_verify_mode(ssl::verify_peer);
   return true;
 }
 
 }  // namespace
+
+std::string refuseReplacement(const CertificateValidity& served, const TlsLoadResult& candidate,
+                              int64_t now) {
+  if (!served.validAt(now)) return {};  // anything that loads beats an expired certificate
+  if (candidate.notAfterUnix <= now)
+    return "the new certificate expired at " + utc(candidate.notAfterUnix);
+  if (candidate.notBeforeUnix > now)
+    return "the new certificate is not valid before " + utc(candidate.notBeforeUnix);
+  return {};
+}
+
+bool sansCover(const std::vector<std::string>& dnsNames, const std::string& name) {
+  for (const auto& san : dnsNames) {
+    if (san == name) return true;
+    const auto dot = name.find('.');
+    if (san.rfind("*.", 0) == 0 && dot != std::string::npos && san.substr(1) == name.substr(dot))
+      return true;
+  }
+  return false;
+}
 
 const char* tls12CipherList() {
   return "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"

@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace gpua::server {
 
@@ -24,8 +25,10 @@ struct TlsFiles {
 struct TlsLoadResult {
   std::shared_ptr<ssl::context> context;  // null when `error` is set
   std::string error;                      // one line naming the file and the problem
+  int64_t notBeforeUnix = 0;              // leaf certificate validity start (seconds since epoch)
   int64_t notAfterUnix = 0;               // leaf certificate expiry (seconds since epoch)
   std::string serialHex;                  // leaf certificate serial, for logs
+  std::vector<std::string> dnsNames;      // the leaf's DNS subjectAltNames
 };
 
 // Reads the files and builds a server context. Never throws on bad input.
@@ -34,7 +37,16 @@ TlsLoadResult loadTlsContext(const TlsFiles& files);
 // The TLS 1.2 cipher list the server offers (TLS 1.3 uses OpenSSL's AEAD-only defaults).
 const char* tls12CipherList();
 
-// Holds the context new connections use.
+// The served certificate's validity, for rotation checks and /readyz.
+struct CertificateValidity {
+  int64_t notBeforeUnix = 0;
+  int64_t notAfterUnix = 0;
+  bool validAt(int64_t unixSeconds) const {
+    return notBeforeUnix <= unixSeconds && unixSeconds < notAfterUnix;
+  }
+};
+
+// Holds the context new connections use and the validity of its certificate.
 class TlsContextStore {
  public:
   explicit TlsContextStore(std::shared_ptr<ssl::context> initial) : current_(std::move(initial)) {}
@@ -46,10 +58,29 @@ class TlsContextStore {
     std::lock_guard lock(mutex_);
     current_ = std::move(next);
   }
+  void set(const TlsLoadResult& loaded) {
+    std::lock_guard lock(mutex_);
+    current_ = loaded.context;
+    validity_ = {loaded.notBeforeUnix, loaded.notAfterUnix};
+  }
+  CertificateValidity validity() const {
+    std::lock_guard lock(mutex_);
+    return validity_;
+  }
 
  private:
   mutable std::mutex mutex_;
   std::shared_ptr<ssl::context> current_;
+  CertificateValidity validity_;
 };
+
+// Why `candidate` must not replace the certificate being served at `now`, or "" when it may:
+// while the served one is valid, a replacement outside its own validity window (expired, not
+// yet valid: a clock or issuer mistake) would fail every new handshake, so it is refused.
+std::string refuseReplacement(const CertificateValidity& served, const TlsLoadResult& candidate,
+                              int64_t now);
+
+// Whether the DNS SANs cover `name` (exactly or by a "*." wildcard of one label).
+bool sansCover(const std::vector<std::string>& dnsNames, const std::string& name);
 
 }  // namespace gpua::server

@@ -19,6 +19,12 @@ struct WebhookMetrics {
         policyLastReloadSuccess(r.gauge(telemetry::kPolicyLastReloadSuccess).get()),
         certificateExpiry(r.gauge(telemetry::kCertificateExpiryTimestampSeconds).get()),
         openConnections(r.gauge(telemetry::kOpenConnections).get()),
+        overloadRejections(r.counter(telemetry::kOverloadRejectionsTotal)),
+        acceptErrors(r.counter(telemetry::kAcceptErrorsTotal).get()),
+        certificateReloadFailures(r.counter(telemetry::kCertificateReloadFailuresTotal).get()),
+        certificateLastReloadSuccess(
+            r.gauge(telemetry::kCertificateLastReloadSuccessTimestampSeconds).get()),
+        certificateNotBefore(r.gauge(telemetry::kCertificateNotBeforeTimestampSeconds).get()),
         violations(r.counter(telemetry::kViolationsTotal)),
         quotaUnavailable(r.counter(telemetry::kQuotaUnavailableTotal)) {
     r.gauge(telemetry::kBuildInfo)
@@ -35,6 +41,11 @@ struct WebhookMetrics {
   telemetry::Gauge& policyLastReloadSuccess;
   telemetry::Gauge& certificateExpiry;
   telemetry::Gauge& openConnections;
+  telemetry::CounterFamily& overloadRejections;  // reason
+  telemetry::Counter& acceptErrors;
+  telemetry::Counter& certificateReloadFailures;
+  telemetry::Gauge& certificateLastReloadSuccess;
+  telemetry::Gauge& certificateNotBefore;
   telemetry::CounterFamily& violations;        // rule, mode
   telemetry::CounterFamily& quotaUnavailable;  // policy: fail-open|fail-closed
 };

@@ -26,6 +26,7 @@ inline constexpr std::string_view kViolations[] = {"rule", "mode"};
 inline constexpr std::string_view kResource[] = {"resource"};
 inline constexpr std::string_view kNamespaceClass[] = {"namespace", "class"};
 inline constexpr std::string_view kPolicy[] = {"policy"};
+inline constexpr std::string_view kOverloadReason[] = {"reason"};
 inline constexpr std::string_view kPoolState[] = {"pool", "state"};
 inline constexpr std::string_view kPoolResource[] = {"pool", "resource"};
 inline constexpr std::string_view kClassPool[] = {"class", "pool"};
@@ -84,6 +85,36 @@ inline constexpr MetricDef kCertificateExpiryTimestampSeconds{
 
 inline constexpr MetricDef kOpenConnections{
     "gpu_admission_open_connections", "TLS connections currently open.", {}};
+
+// Connections and requests refused to keep memory bounded. reason: max-connections|
+// max-connections-per-source (closed right after accept), buffer-budget (503 before the body).
+inline constexpr MetricDef kOverloadRejectionsTotal{
+    "gpu_admission_overload_rejections_total",
+    "Connections or requests refused by the connection limits or the request-buffer budget.",
+    labels::kOverloadReason};
+
+// accept() failures (EMFILE, ENFILE, ENOMEM...); each one backs the accept loop off.
+inline constexpr MetricDef kAcceptErrorsTotal{
+    "gpu_admission_accept_errors_total", "Failed accept() calls on the listening socket.", {}};
+
+// Certificate reloads that failed (unreadable, mismatched, or refused for their validity):
+// the previous certificate keeps serving.
+inline constexpr MetricDef kCertificateReloadFailuresTotal{
+    "gpu_admission_certificate_reload_failures_total",
+    "Certificate reloads that failed or were refused; the served certificate is kept.",
+    {}};
+
+// When a certificate was last loaded successfully (start-up or rotation), Unix seconds.
+inline constexpr MetricDef kCertificateLastReloadSuccessTimestampSeconds{
+    "gpu_admission_certificate_last_reload_success_timestamp_seconds",
+    "When the serving certificate was last loaded successfully, in Unix seconds.",
+    {}};
+
+// notBefore of the serving certificate, Unix seconds.
+inline constexpr MetricDef kCertificateNotBeforeTimestampSeconds{
+    "gpu_admission_certificate_not_before_timestamp_seconds",
+    "Start of validity (notBefore) of the serving TLS certificate, in Unix seconds.",
+    {}};
 
 // Every broken rule, whatever the mode. rule: violation id; mode: enforce|warn|audit.
 inline constexpr MetricDef kViolationsTotal{"gpu_admission_violations_total",

@@ -172,7 +172,7 @@ class E2eTest : public ::testing::Test {
                                   "--reload-interval",
                                   "100ms"};
     args.insert(args.end(), extra.begin(), extra.end());
-    server_ = std::make_unique<ServerProcess>(args, work_.path().string());
+    server_ = std::make_unique<ServerProcess>(args, work_.path().string(), launcher_);
     port_ = server_->waitForPort();
     return *server_;
   }
@@ -222,6 +222,7 @@ class E2eTest : public ::testing::Test {
   uint16_t port_ = 0;
   int policyVersion_ = 0;
   std::string certFile_, keyFile_, caFile_;
+  std::vector<std::string> launcher_;  // runs the binary (taskset, prlimit); empty = directly
 };
 
 inline TempDir* E2eTest::shared_ = nullptr;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <optional>
 #include <regex>
 #include <stdexcept>
@@ -25,10 +26,15 @@ namespace gpua::testing {
 
 class ServerProcess {
  public:
-  ServerProcess(const std::vector<std::string>& args, const std::string& logDir) {
+  // `launcher`: a command that runs the binary, e.g. {"/usr/bin/taskset", "-c", "0"}.
+  // GPUA_E2E_BINARY overrides the binary under test (to show a test failing on an old build).
+  ServerProcess(const std::vector<std::string>& args, const std::string& logDir,
+                const std::vector<std::string>& launcher = {}) {
     out_ = logDir + "/server-" + std::to_string(++counter()) + ".out";
     err_ = out_.substr(0, out_.size() - 4) + ".err";
-    std::vector<std::string> all{GPUA_BINARY};
+    const char* override = std::getenv("GPUA_E2E_BINARY");
+    std::vector<std::string> all = launcher;
+    all.emplace_back(override && *override ? override : GPUA_BINARY);
     all.insert(all.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (auto& a : all) argv.push_back(a.data());
@@ -37,9 +43,9 @@ class ServerProcess {
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_addopen(&fa, 1, out_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&fa, 2, err_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int rc = posix_spawn(&pid_, GPUA_BINARY, &fa, nullptr, argv.data(), environ);
+    const int rc = posix_spawn(&pid_, all.front().c_str(), &fa, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0) throw std::runtime_error("cannot start " GPUA_BINARY);
+    if (rc != 0) throw std::runtime_error("cannot start " + all.front());
   }
 
   ~ServerProcess() {
@@ -79,6 +85,7 @@ class ServerProcess {
     return exitCode_;
   }
 
+  pid_t pid() const { return pid_; }
   std::string out() const { return readFile(out_); }
   std::string err() const { return readFile(err_); }
 

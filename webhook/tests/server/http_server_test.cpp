@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <boost/asio/ip/tcp.hpp>
+
 #include <atomic>
 #include <mutex>
 #include <thread>
@@ -51,11 +53,15 @@ class HttpServerTest : public ::testing::Test {
       bad_.emplace_back(kind);
     };
     events.handlerError = [this](const HttpRequest&, std::string_view) { ++handlerErrors_; };
-    HttpServerOptions options;
-    // Generous enough for ASan builds on a loaded machine, short enough to keep tests quick.
-    options.headerTimeout = 1000ms;
-    options.bodyTimeout = 1000ms;
-    options.idleTimeout = 2500ms;
+    events.overload = [this](std::string_view reason) {
+      std::lock_guard lock(mutex_);
+      overload_.emplace_back(reason);
+    };
+    HttpServerOptions options = options_;
+    if (!clientCa.empty()) {
+      options.requireClientCert = true;
+      options.clientCertExemptPaths = {"/healthz"};
+    }
     server_ = std::make_unique<HttpServer>(
         ioc_, std::make_shared<TlsContextStore>(tls.context),
         [this](const HttpRequest& r) { return router_.route(r); }, options, events);
@@ -92,6 +98,19 @@ class HttpServerTest : public ::testing::Test {
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_{
       ioc_.get_executor()};
   Router router_;
+  HttpServerOptions options_ = [] {
+    HttpServerOptions o;
+    // Generous enough for ASan builds on a loaded machine, short enough to keep tests quick.
+    o.headerTimeout = 1000ms;
+    o.bodyTimeout = 1000ms;
+    o.idleTimeout = 2500ms;
+    return o;
+  }();
+  std::vector<std::string> overload_;
+  std::vector<std::string> overloads() {
+    std::lock_guard lock(mutex_);
+    return overload_;
+  }
   std::unique_ptr<HttpServer> server_;
   std::vector<std::thread> threads_;
   std::mutex mutex_;
@@ -236,7 +255,9 @@ TEST_F(HttpServerTest, StopFinishesInFlightRequestsAndClosesIdleOnes) {
   EXPECT_THROW(client(), boost::system::system_error);  // no longer accepting
 }
 
-TEST_F(HttpServerTest, ClientCaRequiresAClientCertificate) {
+// Issue 10, defect 7: with --client-ca, kubelet probes and Prometheus (no client certificate)
+// still reach the exempt paths; everything else needs a verified client certificate.
+TEST_F(HttpServerTest, ClientCaRequiresAClientCertificateExceptOnExemptPaths) {
   // A client certificate signed by the dev CA, for clientAuth.
   const std::string d = certs_->path().string();
   const std::string cmd =
@@ -249,14 +270,100 @@ TEST_F(HttpServerTest, ClientCaRequiresAClientCertificate) {
   ASSERT_EQ(std::system(cmd.c_str()), 0);
   start(certs_->file("ca.crt"));
 
-  EXPECT_ANY_THROW({
-    auto c = client();
-    c.request("GET", "/healthz");
-  });
+  auto anonymous = client();
+  EXPECT_EQ(anonymous.request("GET", "/healthz").status, 200);
+  const auto refused = anonymous.request("POST", "/echo", "hi");
+  EXPECT_EQ(refused.status, 403) << refused.body;
+  EXPECT_NE(refused.body.find("client certificate"), std::string::npos) << refused.body;
+  EXPECT_EQ(badKindsSoon(), std::vector<std::string>{"client-cert-required"});
+
   ClientOptions o;
   o.clientCert = certs_->file("client.crt");
   o.clientKey = certs_->file("client.key");
-  EXPECT_EQ(client(o).request("GET", "/healthz").status, 200);
+  auto trusted = client(o);
+  EXPECT_EQ(trusted.request("GET", "/healthz").status, 200);
+  EXPECT_EQ(trusted.request("POST", "/echo", "hi").body, "hi");
+}
+
+// Issue 10, defect 1: connections beyond the limits are closed before any TLS state exists.
+TEST_F(HttpServerTest, ConnectionsBeyondTheLimitsAreRefused) {
+  options_.maxConnections = 3;
+  options_.maxConnectionsPerSource = 2;
+  start();
+  auto a = client();
+  std::optional<TlsTestClient> b;
+  ClientOptions o;
+  o.caFile = certs_->file("ca.crt");
+  b.emplace(server_->port(), o);
+  EXPECT_EQ(a.request("GET", "/healthz").status, 200);
+  EXPECT_EQ(b->request("GET", "/healthz").status, 200);
+  EXPECT_ANY_THROW({
+    auto c = client();
+    c.request("GET", "/healthz");
+  }) << "2 per source";
+  for (int i = 0; i < 100 && overloads().empty(); ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(overloads(), std::vector<std::string>{"max-connections-per-source"});
+  b.reset();
+  // The slot comes back once the connection has closed.
+  bool reopened = false;
+  for (int i = 0; i < 100 && !reopened; ++i) {
+    try {
+      reopened = client().request("GET", "/healthz").status == 200;
+    } catch (const std::exception&) {
+      std::this_thread::sleep_for(10ms);
+    }
+  }
+  EXPECT_TRUE(reopened);
+}
+
+// Issue 10, defect 2: bodies being read share one budget; a request that does not fit gets a
+// 503 before its body is read, and the budget comes back when requests finish.
+TEST_F(HttpServerTest, RequestBodiesShareABufferBudget) {
+  options_.maxBodyBytes = 1u << 20;
+  options_.maxBufferedBytes = 1536u << 10;
+  start();
+  auto stalled = client();
+  stalled.writeRaw("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\n\r\nabc");
+  std::this_thread::sleep_for(200ms);  // its megabyte is reserved
+  auto second = client();
+  second.writeRaw("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\n\r\nabc");
+  const auto busy = second.read();
+  EXPECT_EQ(busy.status, 503) << busy.body;
+  EXPECT_EQ(busy.headers.count("retry-after") + busy.headers.count("Retry-After"), 1u);
+  EXPECT_EQ(overloads(), std::vector<std::string>{"buffer-budget"});
+  EXPECT_EQ(client().request("POST", "/echo", "small").body, "small") << "small ones still fit";
+  stalled.writeRaw(std::string(1048576 - 3, 'x'));
+  EXPECT_EQ(stalled.read().status, 200);
+  EXPECT_EQ(client().request("POST", "/echo", std::string(1048576, 'y')).status, 200)
+      << "the budget is back";
+}
+
+// Issue 10, defect 5: while draining, responses close the connection and an idle keep-alive
+// connection is closed between requests; stop() does not wait for a silent connection.
+TEST_F(HttpServerTest, DrainClosesBetweenRequestsAndStopDropsSilentConnections) {
+  options_.drainIdleTimeout = 1000ms;
+  start();
+  auto busy = client();
+  auto idle = client();
+  EXPECT_TRUE(busy.request("GET", "/healthz").keepAlive);
+  EXPECT_EQ(idle.request("GET", "/healthz").status, 200);
+  server_->beginDrain();
+  const auto res = busy.request("GET", "/healthz");
+  EXPECT_EQ(res.status, 200);
+  EXPECT_FALSE(res.keepAlive) << "Connection: close while draining";
+  EXPECT_TRUE(idle.closedByPeer());
+  EXPECT_EQ(client().request("GET", "/healthz").status, 200) << "still accepting";
+
+  // A TCP connection that never sends its ClientHello.
+  boost::asio::io_context io;
+  boost::asio::ip::tcp::socket silent(io);
+  silent.connect({boost::asio::ip::make_address("127.0.0.1"), server_->port()});
+  for (int i = 0; i < 100 && server_->openConnections() < 1; ++i) std::this_thread::sleep_for(10ms);
+  const auto stopped = std::chrono::steady_clock::now();
+  server_->stop();
+  for (int i = 0; i < 300 && server_->openConnections() > 0; ++i) std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(server_->openConnections(), 0);
+  EXPECT_LT(std::chrono::steady_clock::now() - stopped, 900ms) << "not the header timeout";
 }
 
 }  // namespace

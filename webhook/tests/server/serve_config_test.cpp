@@ -244,3 +244,59 @@ TEST(Duration, UnitsAndBareSeconds) {
 
 }  // namespace
 }  // namespace gpua::server
+
+namespace gpua::server {
+namespace {
+
+// Issue 10, defect 13: the apiserver waits at most 30 s (5 s in deploy/), so a slow body must
+// not hold a connection for 30 s.
+TEST(ServeConfig, BodyTimeoutDefaultsToAtMostTenSeconds) {
+  auto r = parse({"--policies", "p", "--tls-cert", "c", "--tls-key", "k"});
+  ASSERT_TRUE(r.config) << r.error;
+  EXPECT_LE(r.config->bodyTimeout.count(), 10'000);
+  EXPECT_GT(r.config->bodyTimeout.count(), 0);
+}
+
+TEST(ServeConfig, ResourceLimitFlagsAndTheirDefaults) {
+  auto d = parse({"--policies", "p", "--tls-cert", "c", "--tls-key", "k"});
+  ASSERT_TRUE(d.config) << d.error;
+  EXPECT_FALSE(d.config->maxConnections) << "sized to the memory limit at start-up";
+  EXPECT_FALSE(d.config->maxBufferedBytes);
+  EXPECT_EQ(d.config->serviceDnsName, "");
+
+  auto r = parse({"--policies", "p", "--tls-cert", "c", "--tls-key", "k", "--max-connections",
+                  "500", "--max-connections-per-source=0", "--max-buffered-bytes", "64Mi",
+                  "--service-dns-name", "gpu-admission.gpu-admission.svc"});
+  ASSERT_TRUE(r.config) << r.error;
+  EXPECT_EQ(r.config->maxConnections, 500u);
+  EXPECT_EQ(r.config->maxConnectionsPerSource, 0u);
+  EXPECT_EQ(r.config->maxBufferedBytes, std::size_t{64} << 20);
+  EXPECT_EQ(r.config->serviceDnsName, "gpu-admission.gpu-admission.svc");
+
+  auto env = parse({"--policies", "p", "--tls-cert", "c", "--tls-key", "k"},
+                   {{"GPU_ADMISSION_MAX_CONNECTIONS", "42"}});
+  ASSERT_TRUE(env.config) << env.error;
+  EXPECT_EQ(env.config->maxConnections, 42u);
+
+  EXPECT_NE(
+      parse({"--policies", "p", "--tls-cert", "c", "--tls-key", "k", "--max-connections", "0"})
+          .error.find("--max-connections"),
+      std::string::npos);
+  EXPECT_NE(
+      parse({"--policies", "p", "--tls-cert", "c", "--tls-key", "k", "--max-buffered-bytes", "1Mi"})
+          .error.find("at least one largest request"),
+      std::string::npos);
+}
+
+TEST(ByteSize, BinarySuffixes) {
+  EXPECT_EQ(parseByteSize("512"), 512u);
+  EXPECT_EQ(parseByteSize("64Ki"), 65536u);
+  EXPECT_EQ(parseByteSize("8Mi"), std::size_t{8} << 20);
+  EXPECT_EQ(parseByteSize("1Gi"), std::size_t{1} << 30);
+  EXPECT_FALSE(parseByteSize("8MB"));
+  EXPECT_FALSE(parseByteSize("Mi"));
+  EXPECT_FALSE(parseByteSize("-1"));
+}
+
+}  // namespace
+}  // namespace gpua::server

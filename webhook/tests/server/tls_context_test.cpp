@@ -52,11 +52,48 @@ TEST_F(TlsContextTest, LoadsAGoodPairWithModernSettings) {
   EXPECT_FALSE(r.serialHex.empty());
 }
 
-TEST_F(TlsContextTest, ClientCaTurnsOnMandatoryClientCertificates) {
+// The handshake verifies a client certificate when there is one but lets probes without one
+// in; the server requires it per path (issue 10, defect 7).
+TEST_F(TlsContextTest, ClientCaVerifiesPresentedClientCertificates) {
   auto r = loadTlsContext({a("server.crt"), a("server.key"), a("ca.crt")});
   ASSERT_TRUE(r.context) << r.error;
-  EXPECT_EQ(SSL_CTX_get_verify_mode(r.context->native_handle()),
-            SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT);
+  EXPECT_EQ(SSL_CTX_get_verify_mode(r.context->native_handle()), SSL_VERIFY_PEER);
+}
+
+// Idle connections hand their record buffers back (issue 10, defect 1).
+TEST_F(TlsContextTest, ReleasesBuffersOfIdleConnections) {
+  auto r = loadTlsContext({a("server.crt"), a("server.key"), ""});
+  ASSERT_TRUE(r.context) << r.error;
+  EXPECT_NE(SSL_CTX_get_mode(r.context->native_handle()) & SSL_MODE_RELEASE_BUFFERS, 0u);
+}
+
+TEST_F(TlsContextTest, DescribesValidityAndDnsNames) {
+  auto r = loadTlsContext({a("server.crt"), a("server.key"), ""});
+  ASSERT_TRUE(r.context) << r.error;
+  EXPECT_LE(r.notBeforeUnix, std::time(nullptr));
+  EXPECT_GT(r.notAfterUnix, r.notBeforeUnix);
+  EXPECT_TRUE(sansCover(r.dnsNames, "gpu-admission.gpu-admission.svc"));
+  EXPECT_FALSE(sansCover(r.dnsNames, "other.gpu-admission.svc"));
+  EXPECT_TRUE(sansCover({"*.gpu-admission.svc"}, "x.gpu-admission.svc"));
+  EXPECT_FALSE(sansCover({"*.gpu-admission.svc"}, "a.x.gpu-admission.svc"));
+}
+
+// Issue 10, defect 6: while the served certificate is valid, an expired or not-yet-valid
+// replacement is refused; once it has expired, anything that loads is better.
+TEST(CertificateRotation, RefusesReplacementsOutsideTheirValidity) {
+  const int64_t now = 1'000'000;
+  const CertificateValidity served{now - 100, now + 100};
+  TlsLoadResult candidate;
+  candidate.notBeforeUnix = now - 10;
+  candidate.notAfterUnix = now + 1000;
+  EXPECT_EQ(refuseReplacement(served, candidate, now), "");
+  candidate.notAfterUnix = now - 1;
+  EXPECT_NE(refuseReplacement(served, candidate, now).find("expired"), std::string::npos);
+  candidate.notAfterUnix = now + 1000;
+  candidate.notBeforeUnix = now + 60;
+  EXPECT_NE(refuseReplacement(served, candidate, now).find("not valid before"), std::string::npos);
+  const CertificateValidity expired{now - 100, now - 1};
+  EXPECT_EQ(refuseReplacement(expired, candidate, now), "");
 }
 
 TEST_F(TlsContextTest, MissingFilesAreNamed) {

@@ -46,9 +46,13 @@ struct TlsTestClient::Impl {
 TlsTestClient::TlsTestClient(uint16_t port, ClientOptions options)
     : impl_(std::make_unique<Impl>(std::move(options))) {
   auto& i = *impl_;
-  i.ctx.load_verify_file(i.options.caFile);
-  i.ctx.set_verify_mode(ssl::verify_peer);
-  i.ctx.set_verify_callback(ssl::host_name_verification(i.options.host));
+  if (i.options.verifyPeer) {
+    i.ctx.load_verify_file(i.options.caFile);
+    i.ctx.set_verify_mode(ssl::verify_peer);
+    i.ctx.set_verify_callback(ssl::host_name_verification(i.options.host));
+  } else {
+    i.ctx.set_verify_mode(ssl::verify_none);
+  }
   if (!i.options.clientCert.empty()) {
     i.ctx.use_certificate_chain_file(i.options.clientCert);
     i.ctx.use_private_key_file(i.options.clientKey, ssl::context::pem);

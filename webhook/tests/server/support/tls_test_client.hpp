@@ -33,6 +33,7 @@ struct ClientOptions {
   std::chrono::milliseconds ioTimeout{5000};
   std::string alpn = "http/1.1";  // offered protocols, comma-free single entry; empty = none
   ClientTlsVersion tlsVersion = ClientTlsVersion::Any;
+  bool verifyPeer = true;  // false: like a kubelet HTTPS probe, which does not verify
 };
 
 class TlsTestClient {
