@@ -5,6 +5,7 @@
 
 #include "engine/class_hints.hpp"
 #include "engine/classify.hpp"
+#include "engine/exemptions.hpp"
 #include "engine/gpu_request.hpp"
 #include "engine/gpu_usage.hpp"
 #include "engine/json_util.hpp"
@@ -145,7 +146,10 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
   ev.cls = c.cls;
   ev.reason += c.reason;
   ev.pools = poolsOf(*c.cls, s.policy);
-  ev.rewriteTo = ev.validateOnly ? std::string_view() : gpuRewriteTarget(*c.cls, gpu);
+  // A class that requires the resource name never rewrites it (require never mutates).
+  const bool rewrites =
+      !ev.validateOnly && c.cls->effects.resourceName == policy::EffectMode::Mutate;
+  ev.rewriteTo = rewrites ? gpuRewriteTarget(*c.cls, gpu) : std::string_view();
   validateClass({pod, gpu, s.policy, *c.cls, ev.pools, s.namespaceName, s.context.namespaceLabels,
                  ev.rewriteTo, c.rule},
                 violations);
@@ -162,12 +166,16 @@ void mutate(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& e
   // Placement, priority tier, runtime class and deadline belong to the class's GPUs: a CPU pod
   // of a class whose GPUs are optional (a CPU notebook) only gets the class annotation, and is
   // never steered onto GPU nodes (see gpu-pool-without-request).
+  // An effect in require mode is checked in validation and never written here.
   if (gpu.hasGpu) {
-    mutateResources(ctx, out);
-    mutateAffinity(ctx, out);
-    mutateTolerations(ctx, out);
-    mutatePriority(ctx, out);
-    mutateRuntime(ctx, out);
+    using policy::EffectMode;
+    const policy::Effects& fx = ev.cls->effects;
+    if (fx.resourceName == EffectMode::Mutate) mutateResources(ctx, out);
+    if (fx.nodePlacement == EffectMode::Mutate) mutateAffinity(ctx, out);
+    if (fx.toleration == EffectMode::Mutate) mutateTolerations(ctx, out);
+    if (fx.priorityClass == EffectMode::Mutate) mutatePriority(ctx, out);
+    if (fx.runtimeClass == EffectMode::Mutate) mutateRuntimeClass(ctx, out);
+    mutateDeadline(ctx, out);
     mutateSidecarEnv(ctx, out);
   }
   mutateAnnotations(ctx, out);
@@ -175,6 +183,12 @@ void mutate(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& e
 
 void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
   const PodView pod = podViewOf(object);
+  if (std::string why = policyExemption(pod, s.namespaceName, s.context.namespaceLabels, s.policy);
+      !why.empty()) {
+    d.outcome = Outcome::Exempt;
+    d.reason = std::move(why);
+    return;
+  }
   std::vector<Violation> violations;
   const bool shapeOk = checkPodShape(pod, violations);
   const PodGpu gpu = analyzeGpu(pod, s.policy, &violations);
@@ -193,6 +207,7 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
                      ev.cls, d.gpuEquivalents, units, gpu, pod.isTemplate},
                     d.violations, d.warnings);
   }
+  dropExemptViolations(pod, s.namespaceName, s.context.namespaceLabels, s.policy, d.violations);
   // Mutating an ill-typed pod would mean guessing; mutating a pod we deny is pointless.
   const bool enforcedViolation = d.mode == policy::Mode::Enforce && !d.violations.empty();
   if (ev.cls != nullptr && !ev.validateOnly && shapeOk && !enforcedViolation)
@@ -213,6 +228,9 @@ void decideWorkload(const rapidjson::Value& object, std::vector<PodTemplateRef>&
     checkPodShape(pod, violations);
     const PodGpu gpu = analyzeGpu(pod, s.policy, &violations);
     const Evaluation ev = evaluate(pod, gpu, s, violations);
+    dropExemptViolations(pod, s.namespaceName, s.context.namespaceLabels, s.policy, violations);
+    if (!policyExemption(pod, s.namespaceName, s.context.namespaceLabels, s.policy).empty())
+      violations.clear();  // a template of exempt images is judged like its exempt pods
     if (ev.outcome != Outcome::Skipped)
       for (auto& v : violations) d.violations.push_back(std::move(v));
     if (!d.reason.empty()) d.reason += "; ";

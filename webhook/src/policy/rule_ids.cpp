@@ -1,0 +1,22 @@
+#include "policy/rule_ids.hpp"
+
+namespace gpua::policy {
+
+const std::vector<std::string>& knownRuleIds() {
+  static const std::vector<std::string> ids = {
+      // pod shape and GPU requests
+      "invalid-pod", "invalid-gpu-quantity", "requests-limits-mismatch",
+      // classes
+      "unclassified-gpu-pod", "class-not-allowed", "missing-gpu-request", "gpu-forbidden",
+      "max-per-container", "max-per-pod", "shared-gpu-over-one", "mig-profile-unavailable",
+      "priority-class-not-allowed", "priority-class-missing", "runtime-class-not-allowed",
+      "gpu-pool-without-request",
+      // effects in require mode
+      "toleration-required", "node-placement-required", "priority-class-required",
+      "runtime-class-required", "resource-name-required",
+      // quotas
+      "quota", "quota-unavailable"};
+  return ids;
+}
+
+}  // namespace gpua::policy
