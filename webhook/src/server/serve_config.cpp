@@ -37,6 +37,15 @@ std::optional<uint64_t> parseUnsigned(const std::string& text) {
   return v;
 }
 
+// A number from 0 to 1 ("0.1", "1", ".5").
+std::optional<double> parseFraction(const std::string& text) {
+  double v = 0;
+  const auto* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, v);
+  if (ec != std::errc() || p != end || text.empty() || !(v >= 0.0 && v <= 1.0)) return std::nullopt;
+  return v;
+}
+
 std::vector<std::string> splitComma(const std::string& text) {
   std::vector<std::string> out;
   std::stringstream ss(text);
@@ -137,6 +146,22 @@ const std::vector<Setting>& settings() {
          auto d = parseDuration(v);
          if (!d) return "invalid duration \"" + v + "\" (use e.g. 500ms, 10s, 2m)";
          c.quotaUnavailableGrace = *d;
+         return {};
+       }},
+      {"--log-level", "GPU_ADMISSION_LOG_LEVEL",
+       "debug, info, warn or error (default info; pods left alone are logged at debug)",
+       [](ServeConfig& c, const std::string& v) -> std::string {
+         auto level = telemetry::parseLogLevel(v);
+         if (!level) return "invalid log level \"" + v + "\" (use debug, info, warn or error)";
+         c.logLevel = *level;
+         return {};
+       }},
+      {"--log-sample-rate", "GPU_ADMISSION_LOG_SAMPLE_RATE",
+       "share of routine decision lines logged, 0-1 (default 1; denials always logged)",
+       [](ServeConfig& c, const std::string& v) -> std::string {
+         auto rate = parseFraction(v);
+         if (!rate) return "invalid sample rate \"" + v + "\" (a number from 0 to 1)";
+         c.logSampleRate = *rate;
          return {};
        }},
   };

@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "telemetry/log_level.hpp"
+
 namespace gpua::server {
 
 struct ListenAddress {
@@ -44,6 +46,12 @@ struct ServeConfig {
   std::vector<std::string> usageFiles;  // --usage-from: a fixed snapshot (kubectl get -o json)
   // How long quotas stay live while the watch reconnects (cluster sources only).
   std::optional<std::chrono::milliseconds> quotaUnavailableGrace;
+  // The JSON log: lines below this level are not written. At info, denials, violations and
+  // mutations are logged; a pod left alone is logged at debug.
+  telemetry::LogLevel logLevel = telemetry::LogLevel::Info;
+  // Share of routine decision lines kept (mutations, pods left alone), 0 to 1. Denials,
+  // violations, warnings and errors are always logged.
+  double logSampleRate = 1.0;
   bool help = false;
 
   bool watchesCluster() const { return inCluster || !kubeconfig.empty(); }

@@ -46,6 +46,15 @@ std::string_view quotaFallback(const engine::Decision& decision, const policy::P
                                                                          : "fail-open";
 }
 
+DecisionLogClass decisionLogClass(const engine::Decision* d) {
+  using telemetry::LogLevel;
+  if (d == nullptr) return {LogLevel::Debug, true};
+  // Not warnings: every mutation warns with the list of its changes.
+  if (!d->allowed() || !d->violations.empty() || d->quotaUnchecked) return {LogLevel::Info, false};
+  if (!d->patch.empty()) return {LogLevel::Info, true};
+  return {LogLevel::Debug, true};
+}
+
 bool isJsonContentType(std::string_view contentType) {
   const auto semi = contentType.find(';');
   return equalsIgnoreCase(trim(contentType.substr(0, semi)), "application/json");
@@ -141,24 +150,28 @@ void WebhookService::record(const HttpRequest& request, const admission::ReviewR
                                            {"latency_us", micros}});
     return;
   }
+  // Checked before any field is gathered: a line not written costs nothing more.
+  const auto how = decisionLogClass(d);
+  if (!log.enabled(how.level)) return;
+  if (how.sampled && deps_.logSampler && !deps_.logSampler->keep()) return;
   static const std::vector<std::string> kNone;
-  log.info("admission decision",
-           {{"path", path},
-            {"uid", result.uid},
-            {"namespace", result.namespaceName},
-            {"name", result.name},
-            {"kind", result.kind},
-            {"operation", result.operation},
-            {"dryRun", result.dryRun},
-            {"class", cls},
-            {"decision", decision},
-            {"outcome", outcome},
-            {"reason", d ? std::string_view(d->reason) : std::string_view()},
-            {"mode", d ? engine::modeName(d->mode) : ""},
-            {"message", d && d->denial ? std::string_view(d->denial->message) : ""},
-            {"changes", d ? d->changes : kNone},
-            {"policyRevision", policy.revision},
-            {"latency_us", micros}});
+  log.log(how.level, "admission decision",
+          {{"path", path},
+           {"uid", result.uid},
+           {"namespace", result.namespaceName},
+           {"name", result.name},
+           {"kind", result.kind},
+           {"operation", result.operation},
+           {"dryRun", result.dryRun},
+           {"class", cls},
+           {"decision", decision},
+           {"outcome", outcome},
+           {"reason", d ? std::string_view(d->reason) : std::string_view()},
+           {"mode", d ? engine::modeName(d->mode) : ""},
+           {"message", d && d->denial ? std::string_view(d->denial->message) : ""},
+           {"changes", d ? d->changes : kNone},
+           {"policyRevision", policy.revision},
+           {"latency_us", micros}});
 }
 
 void WebhookService::countBadRequest(std::string_view kind) {

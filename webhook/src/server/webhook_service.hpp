@@ -1,7 +1,8 @@
 // The admission webhook behind the HTTP server: /mutate, /validate and /admit call the
 // AdmissionReview codec with the policy and usage snapshots in force; /healthz, /readyz and
-// /metrics serve operators. Every answer is counted, and every decision is logged as one JSON
-// line (names, uid and decision only: never the pod's env values or other content).
+// /metrics serve operators. Every answer is counted, and decisions are logged as one JSON line
+// each (names, uid and decision only: never the pod's env values or other content), at the
+// level decisionLogLevel() gives.
 #pragma once
 
 #include <memory>
@@ -16,6 +17,7 @@
 #include "server/snapshot.hpp"
 #include "server/webhook_metrics.hpp"
 #include "telemetry/json_logger.hpp"
+#include "telemetry/log_sampler.hpp"
 
 namespace gpua::server {
 
@@ -26,7 +28,18 @@ struct WebhookDeps {
   WebhookMetrics* metrics = nullptr;
   telemetry::JsonLogger* logger = nullptr;
   admission::DecideFn decide = nullptr;  // null = engine::decide
+  // Thins routine decision lines (mutations, pods left alone); null keeps them all.
+  telemetry::LogSampler* logSampler = nullptr;
 };
+
+// How a decision is logged. Denials, violations (in any mode) and quota checks made without
+// usage are what an operator searches for: info, never sampled. A mutation is info and a pod left
+// alone is debug, both routine and so subject to the sample rate.
+struct DecisionLogClass {
+  telemetry::LogLevel level = telemetry::LogLevel::Debug;
+  bool sampled = true;
+};
+DecisionLogClass decisionLogClass(const engine::Decision* decision);
 
 class WebhookService {
  public:

@@ -7,20 +7,6 @@
 
 namespace gpua::telemetry {
 
-const char* logLevelName(LogLevel level) {
-  switch (level) {
-    case LogLevel::Debug:
-      return "debug";
-    case LogLevel::Info:
-      return "info";
-    case LogLevel::Warn:
-      return "warn";
-    case LogLevel::Error:
-      return "error";
-  }
-  return "info";
-}
-
 namespace {
 
 template <class T>
@@ -84,23 +70,22 @@ std::string JsonLogger::formatLine(std::chrono::system_clock::time_point time, L
 }
 
 JsonLogger::JsonLogger(std::FILE* out, LogLevel minLevel, LogBuffering buffering)
-    : out_(out), minLevel_(minLevel), buffering_(buffering) {
-  if (buffering_.maxBytes > 0 && out_ != nullptr) {
-    pending_.reserve(buffering_.maxBytes + 4096);
-    flusher_ = std::thread([this] { flushLoop(); });
-  }
+    : out_(out), minLevel_(minLevel) {
+  if (buffering.queueBytes == 0 || out_ == nullptr) return;
+  AsyncWriterOptions options{
+      buffering.queueBytes, buffering.wakeBytes, buffering.interval, buffering.dropped, {}};
+  // Said in the log itself, so a reader of the log knows it has gaps and how large.
+  options.dropNotice = [](uint64_t n) {
+    const LogField fields[] = {{"dropped", n}};
+    return formatLine(std::chrono::system_clock::now(), LogLevel::Warn,
+                      "log lines dropped: the log queue was full", fields);
+  };
+  writer_ = std::make_unique<AsyncLineWriter>(out_, std::move(options));
 }
 
 JsonLogger::~JsonLogger() {
-  if (flusher_.joinable()) {
-    {
-      std::lock_guard lock(mutex_);
-      stop_ = true;
-    }
-    wake_.notify_all();
-    flusher_.join();
-  }
-  flush();  // never lose buffered lines on a normal exit
+  writer_.reset();  // writes every queued line
+  flush();
 }
 
 void JsonLogger::log(LogLevel level, std::string_view message,
@@ -110,41 +95,21 @@ void JsonLogger::log(LogLevel level, std::string_view message,
   line.clear();
   appendLine(line, std::chrono::system_clock::now(), level, message,
              std::span<const LogField>(fields.begin(), fields.size()));
-  std::lock_guard lock(mutex_);
-  if (buffering_.maxBytes == 0) {
-    writeLocked(line);  // a crash must not eat the last lines; stdout to a pipe is block-buffered
+  if (writer_) {
+    // Warnings and errors are rare and are what an operator looks for: written at once.
+    writer_->push(line, level >= LogLevel::Warn);
     return;
   }
-  pending_ += line;
-  // Warnings and errors are rare and are what an operator looks for after a crash.
-  if (pending_.size() >= buffering_.maxBytes || level >= LogLevel::Warn) {
-    writeLocked(pending_);
-    pending_.clear();
-  }
+  std::lock_guard lock(mutex_);
+  std::fwrite(line.data(), 1, line.size(), out_);
+  std::fflush(out_);  // a crash must not eat the last lines; stdout to a pipe is block-buffered
 }
 
 void JsonLogger::flush() {
   if (out_ == nullptr) return;
+  if (writer_) return writer_->flush();
   std::lock_guard lock(mutex_);
-  if (pending_.empty()) return;
-  writeLocked(pending_);
-  pending_.clear();
-}
-
-void JsonLogger::writeLocked(std::string_view data) {
-  std::fwrite(data.data(), 1, data.size(), out_);
   std::fflush(out_);
-}
-
-void JsonLogger::flushLoop() {
-  std::unique_lock lock(mutex_);
-  while (!stop_) {
-    wake_.wait_for(lock, buffering_.interval);
-    if (!pending_.empty()) {
-      writeLocked(pending_);
-      pending_.clear();
-    }
-  }
 }
 
 }  // namespace gpua::telemetry

@@ -7,23 +7,23 @@
 
 #include <chrono>
 #include <concepts>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
+#include <memory>
 #include <mutex>
 #include <span>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <variant>
 #include <vector>
 
+#include "telemetry/async_line_writer.hpp"
+#include "telemetry/log_level.hpp"
+
 namespace gpua::telemetry {
 
-enum class LogLevel { Debug, Info, Warn, Error };
-
-const char* logLevelName(LogLevel level);
+class Counter;
 
 // One key/value of a log line. Views only: a field lives for the duration of the log() call.
 class LogField {
@@ -57,14 +57,16 @@ class LogField {
       value_;
 };
 
-// How the logger hands lines to the file. The default writes and flushes every line (a crash
-// loses nothing, a reader sees a line as soon as log() returns). Buffered: lines collect in
-// memory and are written in one call when `maxBytes` is reached, every `interval` (a
-// background thread), for every warn or error line, on flush() and on destruction: one
-// system call for many lines under load, at most `interval` of info lines at risk on a crash.
+// How the logger hands lines to the file. The default writes and flushes every line on the
+// calling thread (a crash loses nothing, a reader sees a line as soon as log() returns: the
+// CLI and tests). Asynchronous (`queueBytes` > 0): lines go through an AsyncLineWriter, so
+// logging never waits for the file, a full queue drops and counts lines, and the queue is
+// written on a timer, at once for warnings and errors, on flush() and on destruction.
 struct LogBuffering {
-  std::size_t maxBytes = 0;  // 0: write and flush each line
-  std::chrono::milliseconds interval{50};
+  std::size_t queueBytes = 0;  // 0: write and flush each line on the calling thread
+  std::size_t wakeBytes = std::size_t{64} << 10;
+  std::chrono::milliseconds interval{100};
+  Counter* dropped = nullptr;  // gpu_admission_log_lines_dropped_total (may be null)
 };
 
 class JsonLogger {
@@ -77,8 +79,8 @@ class JsonLogger {
 
   bool enabled(LogLevel level) const { return level >= minLevel_; }
 
-  // Formats outside the lock (into a per-thread buffer, no allocation once warm), then appends
-  // the line under it: lines from several threads never interleave.
+  // Formats into a per-thread buffer (no allocation once warm), then hands the whole line on
+  // under a lock: lines from several threads never interleave.
   void log(LogLevel level, std::string_view message, std::initializer_list<LogField> fields = {});
   void debug(std::string_view m, std::initializer_list<LogField> f = {}) {
     log(LogLevel::Debug, m, f);
@@ -93,8 +95,11 @@ class JsonLogger {
     log(LogLevel::Error, m, f);
   }
 
-  // Writes buffered lines and flushes the file (a no-op when nothing is pending).
+  // Writes queued lines and flushes the file (a no-op when nothing is pending).
   void flush();
+
+  // Lines dropped because the queue was full (always 0 when not asynchronous).
+  uint64_t droppedLines() const { return writer_ ? writer_->dropped() : 0; }
 
   // The line log() writes, newline included (public for tests and for callers that batch).
   static std::string formatLine(std::chrono::system_clock::time_point time, LogLevel level,
@@ -105,17 +110,10 @@ class JsonLogger {
                          std::span<const LogField> fields);
 
  private:
-  void writeLocked(std::string_view data);  // caller holds mutex_
-  void flushLoop();
-
   std::FILE* out_;
   LogLevel minLevel_;
-  LogBuffering buffering_;
-  std::mutex mutex_;
-  std::string pending_;  // buffered lines, guarded by mutex_
-  std::condition_variable wake_;
-  bool stop_ = false;
-  std::thread flusher_;  // only when buffered
+  std::mutex mutex_;                         // synchronous mode: one line at a time
+  std::unique_ptr<AsyncLineWriter> writer_;  // asynchronous mode
 };
 
 }  // namespace gpua::telemetry

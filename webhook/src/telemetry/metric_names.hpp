@@ -78,6 +78,13 @@ inline constexpr MetricDef kViolationsTotal{"gpu_admission_violations_total",
                                             "Policy violations found, by rule and rollout mode.",
                                             labels::kViolations};
 
+// Log lines dropped because the asynchronous log queue was full (the reader of stdout fell
+// behind). The log itself says how many were lost, in a warning written once it catches up.
+inline constexpr MetricDef kLogLinesDroppedTotal{
+    "gpu_admission_log_lines_dropped_total",
+    "JSON log lines dropped because the log queue was full.",
+    {}};
+
 // ---- cluster client ----
 
 // Watch restarts (410 Gone, disconnects). resource: pods|namespaces.

@@ -93,10 +93,10 @@ TEST_F(E2eTest, DryRunIsAnsweredTheSame) {
 }
 
 TEST_F(E2eTest, OneJsonLogLinePerDecisionWithoutEnvValues) {
-  auto& server = start();
+  start();
   post("/mutate", reviewJson(podJson(1, "", "s3cr3t-value"), "uid-log-1"));
   post("/validate", reviewJson(podJson(4, "trainer-9", "s3cr3t-value"), "uid-log-2"));
-  const auto logs = server.out();
+  const auto logs = logWith("\"uid\":\"uid-log-2\"");
   EXPECT_EQ(logs.find("s3cr3t-value"), std::string::npos) << logs;
   int decisions = 0;
   std::istringstream lines(logs);
@@ -117,11 +117,12 @@ TEST_F(E2eTest, OneJsonLogLinePerDecisionWithoutEnvValues) {
 }
 
 TEST_F(E2eTest, GenerateNameStandsInForAMissingName) {
-  auto& server = start();
+  start();
   std::string pod = podJson(1, "");
   pod.replace(pod.find("\"name\":\"\""), 9, "\"generateName\":\"job-abc-\"");
   post("/mutate", reviewJson(pod, "uid-gen"));
-  EXPECT_NE(server.out().find("\"name\":\"job-abc-\""), std::string::npos) << server.out();
+  const auto logs = logWith("\"name\":\"job-abc-\"");
+  EXPECT_NE(logs.find("\"name\":\"job-abc-\""), std::string::npos) << logs;
 }
 
 TEST_F(E2eTest, ShippedPoliciesPatchTheExampleTrainingReview) {

@@ -10,9 +10,11 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/json_patch_apply.hpp"
@@ -200,6 +202,19 @@ class E2eTest : public ::testing::Test {
   }
 
   std::string metrics() { return client().request("GET", "/metrics").body; }
+
+  // The server's log once it contains `fragment` in a whole line (or after `timeout`): the
+  // log is written asynchronously, within 100 ms of a line being logged.
+  std::string logWith(const std::string& fragment,
+                      std::chrono::milliseconds timeout = std::chrono::seconds(5)) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    for (;;) {
+      auto logs = server_->out();
+      const bool whole = logs.find(fragment) != std::string::npos && logs.back() == '\n';
+      if (whole || std::chrono::steady_clock::now() >= deadline) return logs;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  }
 
   static TempDir* shared_;
   TempDir work_;

@@ -232,7 +232,8 @@ TEST_F(E2eQuotaTest, LiveUsageDecidesQuotasAndAFailClosedPolicyDeniesWhenTheApiI
   EXPECT_NE(after.find("gpu_admission_quota_unavailable_total{policy=\"fail-closed\"}"),
             std::string::npos)
       << after;
-  EXPECT_NE(server_->out().find("\"component\":\"cluster\""), std::string::npos)
+  EXPECT_NE(logWith("\"component\":\"cluster\"").find("\"component\":\"cluster\""),
+            std::string::npos)
       << "the cluster client logs into the server's JSON log";
 
   // The API comes back: quotas are live again (16 in use, the slice still does not fit).
@@ -276,7 +277,8 @@ TEST_F(E2eQuotaTest, WithoutAUsageSourceTheFailClosedPolicyDeniesQuotaPodsOnly) 
   EXPECT_FALSE(gpu.allowed) << gpu.raw;
   EXPECT_EQ(gpu.rules, "quota-unavailable");
   EXPECT_TRUE(admit({"cpu-only", "", "", 0, ""}).allowed);
-  EXPECT_NE(server_->out().find("no usage source"), std::string::npos) << server_->out();
+  EXPECT_NE(logWith("no usage source").find("no usage source"), std::string::npos)
+      << server_->out();
 }
 
 TEST_F(E2eQuotaTest, UsageSourceConfigErrorsAreOneLineNamingTheFileAndKey) {

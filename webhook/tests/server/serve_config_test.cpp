@@ -117,6 +117,37 @@ TEST(ServeConfig, HelpNeedsNoOtherSetting) {
   EXPECT_NE(serveUsage().find("--shutdown-delay"), std::string::npos);
 }
 
+TEST(ServeConfig, LogLevelAndSampleRateFromFlagsOrEnvironment) {
+  auto d = parse({"--policies", "p", "--tls-cert", "c", "--tls-key", "k"});
+  ASSERT_TRUE(d.config) << d.error;
+  EXPECT_EQ(d.config->logLevel, telemetry::LogLevel::Info);
+  EXPECT_EQ(d.config->logSampleRate, 1.0);
+
+  const Env env = {{"GPU_ADMISSION_POLICIES", "p"},
+                   {"GPU_ADMISSION_TLS_CERT", "c"},
+                   {"GPU_ADMISSION_TLS_KEY", "k"},
+                   {"GPU_ADMISSION_LOG_LEVEL", "warn"},
+                   {"GPU_ADMISSION_LOG_SAMPLE_RATE", "0.25"}};
+  auto e = parse({}, env);
+  ASSERT_TRUE(e.config) << e.error;
+  EXPECT_EQ(e.config->logLevel, telemetry::LogLevel::Warn);
+  EXPECT_EQ(e.config->logSampleRate, 0.25);
+
+  auto f = parse({"--log-level", "debug", "--log-sample-rate=0"}, env);
+  ASSERT_TRUE(f.config) << f.error;
+  EXPECT_EQ(f.config->logLevel, telemetry::LogLevel::Debug) << "the flag wins";
+  EXPECT_EQ(f.config->logSampleRate, 0.0);
+
+  EXPECT_NE(parse({"--log-level", "verbose"}).error.find("--log-level: invalid log level"),
+            std::string::npos);
+  for (const char* bad : {"1.5", "-0.1", "half", "", "nan"})
+    EXPECT_NE(parse({"--log-sample-rate", bad}).error.find("--log-sample-rate"), std::string::npos)
+        << bad;
+  EXPECT_NE(parse({}, {{"GPU_ADMISSION_LOG_LEVEL", "loud"}}).error.find("GPU_ADMISSION_LOG_LEVEL"),
+            std::string::npos);
+  EXPECT_NE(serveUsage().find("GPU_ADMISSION_LOG_LEVEL"), std::string::npos);
+}
+
 TEST(ServeConfig, UsageSourceFlags) {
   auto r = parse({"--policies", "p", "--tls-cert", "c", "--tls-key", "k", "--kubeconfig",
                   "/home/me/.kube/config", "--kube-context", "staging", "--quota-unavailable-grace",

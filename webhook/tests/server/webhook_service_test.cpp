@@ -223,6 +223,35 @@ TEST(QuotaFallback, FollowsThePolicyWhenTheEngineCouldNotCheckAQuota) {
   EXPECT_EQ(quotaFallback(engine::Decision{}, *closed.policy), "");
 }
 
+TEST(DecisionLogClass, DenialsAndViolationsAlwaysAtInfoMutationsSampledLeftAloneAtDebug) {
+  using telemetry::LogLevel;
+  const auto is = [](const engine::Decision* d, LogLevel level, bool sampled) {
+    const auto c = decisionLogClass(d);
+    return c.level == level && c.sampled == sampled;
+  };
+  engine::Decision alone;
+  EXPECT_TRUE(is(&alone, LogLevel::Debug, true));
+  EXPECT_TRUE(is(nullptr, LogLevel::Debug, true));
+
+  engine::Decision mutated;
+  mutated.patch.push_back({engine::PatchOp::Kind::Add, "/metadata/labels", "{}"});
+  mutated.warnings.push_back("gpu-admission: added node affinity");  // every mutation warns
+  EXPECT_TRUE(is(&mutated, LogLevel::Info, true));
+
+  engine::Decision warned = mutated;
+  warned.mode = policy::Mode::Warn;
+  warned.violations.push_back({"max-per-pod", "too many GPUs"});
+  EXPECT_TRUE(is(&warned, LogLevel::Info, false));
+
+  engine::Decision denied;
+  denied.denial = engine::Denial{};
+  EXPECT_TRUE(is(&denied, LogLevel::Info, false));
+
+  engine::Decision unchecked;
+  unchecked.quotaUnchecked = true;
+  EXPECT_TRUE(is(&unchecked, LogLevel::Info, false));
+}
+
 TEST(Readiness, WithoutAUsageSourceOnlyLoadsMatter) {
   Readiness r;
   EXPECT_EQ(r.problems(), "policies not loaded, certificates not loaded");

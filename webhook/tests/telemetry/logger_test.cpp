@@ -6,6 +6,7 @@
 
 #include "telemetry/json_logger.hpp"
 #include "telemetry/json_text.hpp"
+#include "telemetry/metrics.hpp"
 
 namespace gpua::telemetry {
 namespace {
@@ -119,57 +120,113 @@ std::size_t countLines(const std::string& s) {
   return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
 }
 
-TEST(JsonLoggerBuffered, HoldsInfoLinesUntilSizeFlushOrDestructionAndLosesNone) {
+template <class Pred>
+bool eventually(Pred pred) {
+  for (int i = 0; i < 400; ++i) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(milliseconds(5));
+  }
+  return pred();
+}
+
+TEST(JsonLoggerAsync, QueuesInfoLinesUntilSizeFlushOrDestructionAndLosesNone) {
   std::FILE* f = std::tmpfile();
   ASSERT_NE(f, nullptr);
   {
     // A long interval, so only size, flush() and destruction can write here.
-    JsonLogger log(f, LogLevel::Info, {4096, std::chrono::hours(1)});
+    JsonLogger log(f, LogLevel::Info, {1 << 20, 4096, std::chrono::hours(1), nullptr});
     log.info("first", {{"i", 1}});
-    EXPECT_EQ(readAll(f), "") << "an info line is buffered";
+    EXPECT_EQ(readAll(f), "") << "an info line is queued";
     log.flush();
     EXPECT_EQ(countLines(readAll(f)), 1u);
     const std::string payload(300, 'p');
     for (int i = 0; i < 20; ++i) log.info("bulk", {{"payload", payload}});  // > 4096 bytes
-    const auto afterBulk = countLines(readAll(f));
-    EXPECT_GT(afterBulk, 1u) << "passing maxBytes writes the buffer";
-    EXPECT_LT(afterBulk, 21u) << "lines after the size flush stay buffered";
+    EXPECT_TRUE(eventually([&] { return countLines(readAll(f)) == 21u; }))
+        << "passing wakeBytes wakes the writer";
     log.info("last before exit");
   }
   const std::string all = readAll(f);
   std::fclose(f);
-  EXPECT_EQ(countLines(all), 22u) << "destruction writes every buffered line";
+  EXPECT_EQ(countLines(all), 22u) << "destruction writes every queued line";
   EXPECT_NE(all.find("\"msg\":\"last before exit\"}\n"), std::string::npos);
 }
 
-TEST(JsonLoggerBuffered, WarningsAndErrorsAreWrittenAtOnceWithWhatPrecedesThem) {
+TEST(JsonLoggerAsync, WarningsAndErrorsAreWrittenPromptlyWithWhatPrecedesThem) {
   std::FILE* f = std::tmpfile();
   ASSERT_NE(f, nullptr);
   {
-    JsonLogger log(f, LogLevel::Info, {1 << 20, std::chrono::hours(1)});
+    JsonLogger log(f, LogLevel::Info, {1 << 20, 1 << 20, std::chrono::hours(1), nullptr});
     log.info("decision");
     log.warn("trouble");
+    EXPECT_TRUE(eventually([&] { return countLines(readAll(f)) == 2u; })) << readAll(f);
     const std::string all = readAll(f);
-    EXPECT_EQ(countLines(all), 2u);
     EXPECT_LT(all.find("decision"), all.find("trouble")) << "order is kept";
   }
   std::fclose(f);
 }
 
-TEST(JsonLoggerBuffered, TheTimerWritesAnIdleBuffer) {
+TEST(JsonLoggerAsync, TheTimerWritesAnIdleQueue) {
   std::FILE* f = std::tmpfile();
   ASSERT_NE(f, nullptr);
   {
-    JsonLogger log(f, LogLevel::Info, {1 << 20, std::chrono::milliseconds(10)});
+    JsonLogger log(f, LogLevel::Info, {1 << 20, 1 << 20, std::chrono::milliseconds(10), nullptr});
     log.info("idle");
-    std::string all;
-    for (int i = 0; i < 200 && all.empty(); ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-      all = readAll(f);
-    }
-    EXPECT_EQ(countLines(all), 1u);
+    EXPECT_TRUE(eventually([&] { return countLines(readAll(f)) == 1u; }));
   }
   std::fclose(f);
+}
+
+TEST(JsonLoggerAsync, AFullQueueDropsLinesCountsThemAndSaysSoInTheLog) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  const std::string payload(200, 'p');
+  const LogField fields[] = {{"payload", payload}};
+  const auto lineBytes =
+      JsonLogger::formatLine(system_clock::now(), LogLevel::Info, "req", fields).size();
+  Counter dropped;
+  {
+    // Room for 4.5 lines and never woken by size or time: exactly 4 fit, the rest drop.
+    const std::size_t queue = lineBytes * 9 / 2;
+    JsonLogger log(f, LogLevel::Info, {queue, queue, std::chrono::hours(1), &dropped});
+    for (int i = 0; i < 50; ++i) log.info("req", {{"payload", payload}});
+    EXPECT_EQ(log.droppedLines(), 46u);
+    EXPECT_EQ(dropped.value(), 46.0);
+  }
+  const std::string all = readAll(f);
+  std::fclose(f);
+  EXPECT_EQ(countLines(all), 5u) << all;
+  EXPECT_NE(all.find(R"("level":"warn","msg":"log lines dropped: the log queue was full",)"
+                     R"("dropped":46})"),
+            std::string::npos)
+      << all;
+}
+
+TEST(JsonLoggerAsync, LevelsFilterBeforeAnythingIsQueued) {
+  std::FILE* f = std::tmpfile();
+  ASSERT_NE(f, nullptr);
+  {
+    JsonLogger log(f, LogLevel::Warn, {1 << 20, 1 << 20, std::chrono::hours(1), nullptr});
+    log.debug("d");
+    log.info("i");
+    log.warn("w");
+    log.error("e");
+  }
+  const std::string all = readAll(f);
+  std::fclose(f);
+  EXPECT_EQ(countLines(all), 2u) << all;
+  EXPECT_EQ(all.find("\"msg\":\"i\""), std::string::npos);
+}
+
+TEST(LogLevel, ParsesTheSettingNames) {
+  EXPECT_EQ(parseLogLevel("debug"), LogLevel::Debug);
+  EXPECT_EQ(parseLogLevel("info"), LogLevel::Info);
+  EXPECT_EQ(parseLogLevel("warn"), LogLevel::Warn);
+  EXPECT_EQ(parseLogLevel("warning"), LogLevel::Warn);
+  EXPECT_EQ(parseLogLevel("error"), LogLevel::Error);
+  EXPECT_EQ(parseLogLevel("INFO"), std::nullopt);
+  EXPECT_EQ(parseLogLevel(""), std::nullopt);
+  for (auto l : {LogLevel::Debug, LogLevel::Info, LogLevel::Warn, LogLevel::Error})
+    EXPECT_EQ(parseLogLevel(logLevelName(l)), l);
 }
 
 TEST(JsonText, AppendRfc3339MicrosMatchesFormatAcrossSecondsAndPadsMicros) {

@@ -113,9 +113,10 @@ TEST(Metrics, CountersIgnoreNegativeIncrements) {
 
 TEST(Metrics, EveryDefinedMetricRegistersWithValidNames) {
   Registry r;
-  for (const MetricDef* d : {&kRequestsTotal, &kBadRequestsTotal, &kPolicyRevisionInfo,
-                             &kPolicyReloadTotal, &kViolationsTotal, &kWatchRestartsTotal,
-                             &kGpuEquivalentSecondsTotal, &kQuotaUnavailableTotal})
+  for (const MetricDef* d :
+       {&kRequestsTotal, &kBadRequestsTotal, &kPolicyRevisionInfo, &kPolicyReloadTotal,
+        &kViolationsTotal, &kWatchRestartsTotal, &kGpuEquivalentSecondsTotal,
+        &kQuotaUnavailableTotal, &kLogLinesDroppedTotal})
     EXPECT_NO_THROW(r.counter(*d)) << d->name;
   for (const MetricDef* d : {&kPolicyLastReloadSuccess, &kCertificateExpiryTimestampSeconds,
                              &kOpenConnections, &kWatchLastEventAgeSeconds, &kLedgerPods})
