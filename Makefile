@@ -8,7 +8,7 @@ ASAN := build/asan
 BIN := $(RELEASE)/bin/gpu-admission
 LISTEN ?= 127.0.0.1:8443
 
-.PHONY: deps build build-asan run test test-release test-asan policy-test bench certs format clean
+.PHONY: deps build build-asan run test test-release test-asan policy-test deploy-test bench certs format clean
 
 deps:
 	@bash .ci/install-deps
@@ -37,7 +37,13 @@ test-asan: build-asan
 policy-test: build
 	$(BIN) test policy-tests
 
-test: test-release test-asan policy-test
+# The deployment kit (deploy/, Dockerfile, monitoring): kustomize renders, strict schema
+# validation, policy/deploy agreement, promtool, the image's libraries. Installs its own tools
+# (npm packages into build/deploy-tools, promtool from Debian). See deploy/tests/run.
+deploy-test: build
+	bash deploy/tests/run
+
+test: test-release test-asan policy-test deploy-test
 
 bench: build
 	bash webhook/bench/run-all.sh

@@ -14,6 +14,7 @@
 
 #include "admission/review.hpp"
 #include "bench_inputs.hpp"
+#include "engine/supply.hpp"
 
 // GCC pairs the replacement operator new's malloc with the free below at inlined call sites and
 // reports a false mismatch; the pair is correct (both sides are replaced together).
@@ -132,6 +133,66 @@ void BM_Review(benchmark::State& state, PodSize size, bool many) {
                                static_cast<double>(state.iterations());
 }
 
+// A cluster of `count` nodes spread over the policy's pools: each node carries its pool's labels
+// and taints and 8 units of each of its resources, a quarter of them taken.
+engine::SupplySnapshot clusterSupply(const policy::PolicySet& policy, int count) {
+  std::vector<engine::NodeSupply> nodes;
+  nodes.reserve(static_cast<std::size_t>(count));
+  for (int i = 0; i < count; ++i) {
+    const auto& pool = policy.pools[static_cast<std::size_t>(i) % policy.pools.size()];
+    engine::NodeSupply n;
+    n.name = "node-" + std::to_string(i);
+    for (const auto& [k, v] : pool.nodeSelector) n.labels[k] = v;
+    n.taints = pool.taints;
+    n.ready = true;
+    std::vector<std::string> resources{pool.resource};
+    if (pool.sharing == policy::Sharing::Mig) {
+      resources.clear();
+      for (const auto& p : pool.migProfiles) resources.push_back("nvidia.com/mig-" + p);
+    }
+    for (const auto& r : resources) {
+      n.allocatable[r] = 8;
+      n.allocated[r] = 2;
+    }
+    n.cpuMillis = 96000;
+    n.memoryBytes = int64_t{1} << 40;
+    nodes.push_back(std::move(n));
+  }
+  return engine::summarizeSupply(std::move(nodes), {{"training", "train-h100", 12, 600}}, policy);
+}
+
+// BM_Review with node data: the difference to BM_Review/typical_shipped is what the capacity
+// checks (no-capacity, gpu-stranding, waiting hint) and the nodeName look-up add to a review.
+void BM_ReviewWithSupply(benchmark::State& state, PodSize size) {
+  const auto& body = reviewBody(size);
+  const auto& policy = shipped();
+  static const engine::SupplySnapshot supply = clusterSupply(policy, 5000);
+  const engine::UsageSnapshot usage;
+  const std::size_t allocationsBefore = tAllocations;
+  for (auto _ : state) {
+    auto r = admission::review(body, admission::Endpoint::Mutate, policy, usage, supply);
+    if (r.httpStatus != 200 || !r.decision) {
+      state.SkipWithError("review failed");
+      break;
+    }
+    benchmark::DoNotOptimize(r.body.data());
+  }
+  setBytes(state, body);
+  if (state.iterations() > 0)
+    state.counters["allocs"] = static_cast<double>(tAllocations - allocationsBefore) /
+                               static_cast<double>(state.iterations());
+}
+
+// The fold itself, once per node change or policy reload (never per request).
+void BM_SummarizeSupply(benchmark::State& state) {
+  const auto& policy = shipped();
+  const auto base = clusterSupply(policy, static_cast<int>(state.range(0)));
+  for (auto _ : state) {
+    auto s = engine::summarizeSupply(base.nodes, base.pending, policy);
+    benchmark::DoNotOptimize(s.pools.size());
+  }
+}
+
 BENCHMARK_CAPTURE(BM_Parse, small, PodSize::Small);
 BENCHMARK_CAPTURE(BM_Parse, typical, PodSize::Typical);
 BENCHMARK_CAPTURE(BM_Parse, large, PodSize::Large);
@@ -144,6 +205,9 @@ BENCHMARK_CAPTURE(BM_Review, large_shipped, PodSize::Large, false);
 BENCHMARK_CAPTURE(BM_Review, small_classes1000, PodSize::Small, true);
 BENCHMARK_CAPTURE(BM_Review, typical_classes1000, PodSize::Typical, true);
 BENCHMARK_CAPTURE(BM_Review, large_classes1000, PodSize::Large, true);
+BENCHMARK_CAPTURE(BM_ReviewWithSupply, small_shipped_5000nodes, PodSize::Small);
+BENCHMARK_CAPTURE(BM_ReviewWithSupply, typical_shipped_5000nodes, PodSize::Typical);
+BENCHMARK(BM_SummarizeSupply)->Arg(5000)->Unit(benchmark::kMillisecond);
 
 }  // namespace
 }  // namespace gpua::bench

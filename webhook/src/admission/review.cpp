@@ -44,16 +44,11 @@ RequestError internalError(const std::string& uid, std::string_view what) {
           "internal error deciding request " + uid + ": " + sanitizeLine(what, 512)};
 }
 
-}  // namespace
-
-ReviewResult review(std::string_view requestBody, Endpoint endpoint,
-                    const policy::PolicySet& policy, const engine::UsageSnapshot& usage) {
-  return review(requestBody, endpoint, policy, usage, &engine::decide);
-}
-
-ReviewResult review(std::string_view requestBody, Endpoint endpoint,
-                    const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
-                    DecideFn decide) {
+// The codec around one decision call; `decide` is called with the request's object and context.
+template <typename Decide>
+ReviewResult reviewWith(std::string_view requestBody, Endpoint endpoint,
+                        const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
+                        const Decide& decide) {
   ReviewResult r;
   // Per thread like the arena: it keeps its capacity, so the copy allocates nothing once warm.
   // A rare huge request must not pin its size per thread: such a buffer is dropped next time.
@@ -73,7 +68,7 @@ ReviewResult review(std::string_view requestBody, Endpoint endpoint,
   if (routesToEngine(req, policy)) {
     std::optional<RequestError> failure;
     try {
-      r.decision = decide(*req.object, req.context, policy, usage);
+      r.decision = decide(*req.object, req.context);
     } catch (const std::exception& e) {
       failure = internalError(req.uid, e.what());
     } catch (...) {
@@ -87,6 +82,31 @@ ReviewResult review(std::string_view requestBody, Endpoint endpoint,
   r.body = writeResponse(req.uid, r.decision ? &*r.decision : nullptr, endpoint);
   recordFacts(r, std::move(req));
   return r;
+}
+
+}  // namespace
+
+ReviewResult review(std::string_view requestBody, Endpoint endpoint,
+                    const policy::PolicySet& policy, const engine::UsageSnapshot& usage) {
+  return review(requestBody, endpoint, policy, usage, engine::noSupply());
+}
+
+ReviewResult review(std::string_view requestBody, Endpoint endpoint,
+                    const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
+                    DecideFn decide) {
+  return reviewWith(requestBody, endpoint, policy, usage,
+                    [&](const rapidjson::Value& object, const engine::RequestContext& context) {
+                      return decide(object, context, policy, usage);
+                    });
+}
+
+ReviewResult review(std::string_view requestBody, Endpoint endpoint,
+                    const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
+                    const engine::SupplySnapshot& supply) {
+  return reviewWith(requestBody, endpoint, policy, usage,
+                    [&](const rapidjson::Value& object, const engine::RequestContext& context) {
+                      return engine::decide(object, context, policy, usage, supply);
+                    });
 }
 
 }  // namespace gpua::admission

@@ -46,4 +46,10 @@ ReviewResult review(std::string_view requestBody, Endpoint endpoint,
                     const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
                     DecideFn decide);
 
+// With node supply beside usage: the engine's capacity checks run when `supply` is available
+// and summarized for `policy` (engine::decide with a SupplySnapshot).
+ReviewResult review(std::string_view requestBody, Endpoint endpoint,
+                    const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
+                    const engine::SupplySnapshot& supply);
+
 }  // namespace gpua::admission

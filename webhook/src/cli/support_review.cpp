@@ -201,6 +201,11 @@ std::string requestNamespace(const rapidjson::Value& object, const std::string& 
 
 ReviewReport runReview(const ReviewRequest& req, const policy::PolicySet& policy,
                        const engine::UsageSnapshot& usage) {
+  return runReview(req, policy, usage, engine::noSupply());
+}
+
+ReviewReport runReview(const ReviewRequest& req, const policy::PolicySet& policy,
+                       const engine::UsageSnapshot& usage, const engine::SupplySnapshot& supply) {
   ReviewReport r;
   identify(*req.object, r);
   if (!isReviewableKind(r.group, r.kind, policy))
@@ -209,7 +214,8 @@ ReviewReport runReview(const ReviewRequest& req, const policy::PolicySet& policy
                       "policy add custom resources");
   fillNames(req, r);
   prepareSent(req, r);
-  auto result = admission::review(buildRequest(req, r), admission::Endpoint::Both, policy, usage);
+  auto result =
+      admission::review(buildRequest(req, r), admission::Endpoint::Both, policy, usage, supply);
   if (result.httpStatus != 200)
     throw ReviewError("the webhook rejected the request with HTTP " +
                       std::to_string(result.httpStatus) + " (" + result.errorKind +

@@ -15,6 +15,7 @@
 
 #include "engine/decision.hpp"
 #include "engine/patch_op.hpp"
+#include "engine/supply.hpp"
 #include "engine/usage.hpp"
 #include "policy/policy_set.hpp"
 
@@ -66,6 +67,9 @@ std::string requestNamespace(const rapidjson::Value& object, const std::string& 
 // Throws ReviewError.
 ReviewReport runReview(const ReviewRequest& request, const policy::PolicySet& policy,
                        const engine::UsageSnapshot& usage);
+// With node supply (--nodes-from): the capacity checks run too.
+ReviewReport runReview(const ReviewRequest& request, const policy::PolicySet& policy,
+                       const engine::UsageSnapshot& usage, const engine::SupplySnapshot& supply);
 
 // The decoded patch as a pretty JSON array ("[]" when empty).
 std::string patchToPrettyJson(const ReviewReport& report);

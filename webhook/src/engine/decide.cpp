@@ -1,8 +1,10 @@
 #include "engine/decide.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <new>
 
+#include "engine/capacity_check.hpp"
 #include "engine/class_hints.hpp"
 #include "engine/classify.hpp"
 #include "engine/exemptions.hpp"
@@ -10,6 +12,7 @@
 #include "engine/gpu_usage.hpp"
 #include "engine/json_util.hpp"
 #include "engine/mutation.hpp"
+#include "engine/placement_conflict.hpp"
 #include "engine/pod_shape.hpp"
 #include "engine/pod_view.hpp"
 #include "engine/quota_check.hpp"
@@ -29,6 +32,7 @@ struct Scope {
   const policy::PolicySet& policy;
   const UsageSnapshot& usage;
   std::string_view namespaceName;
+  const SupplySnapshot& supply;
 };
 
 // How one pod or template came out, before it is folded into the Decision.
@@ -40,6 +44,8 @@ struct Evaluation {
   // Resolved once for validation, quota and mutation (Classified only).
   std::vector<const policy::Pool*> pools;
   std::string_view rewriteTo;  // nvidia.com/gpu is renamed to this; empty = no rewrite
+  // The pod's own placement contradicts every pool of its class (placement-conflict).
+  bool placementConflict = false;
 };
 
 bool isExempt(const policy::PolicySet& policy, std::string_view ns, const policy::Labels& labels) {
@@ -153,6 +159,9 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
   validateClass({pod, gpu, s.policy, *c.cls, ev.pools, s.namespaceName, s.context.namespaceLabels,
                  ev.rewriteTo, c.rule},
                 violations);
+  // Only pods whose affinity the mutation narrows to the pools can conflict with them.
+  if (gpu.hasGpu && !ev.validateOnly)
+    ev.placementConflict = checkPlacementConflict({pod, *c.cls, ev.pools, &s.supply}, violations);
   if (c.cls->gpus.request == policy::GpuRequest::Forbidden)
     validatePoolTargeting(pod, gpu, s.policy, violations);
   return ev;
@@ -171,7 +180,9 @@ void mutate(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& e
     using policy::EffectMode;
     const policy::Effects& fx = ev.cls->effects;
     if (fx.resourceName == EffectMode::Mutate) mutateResources(ctx, out);
-    if (fx.nodePlacement == EffectMode::Mutate) mutateAffinity(ctx, out);
+    // A pod admitted despite a placement conflict (warn, audit) keeps its own placement:
+    // ANDing the pool in would make every term unsatisfiable, a pod that can never schedule.
+    if (fx.nodePlacement == EffectMode::Mutate && !ev.placementConflict) mutateAffinity(ctx, out);
     if (fx.toleration == EffectMode::Mutate) mutateTolerations(ctx, out);
     if (fx.priorityClass == EffectMode::Mutate) mutatePriority(ctx, out);
     if (fx.runtimeClass == EffectMode::Mutate) mutateRuntimeClass(ctx, out);
@@ -206,10 +217,15 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
         checkQuotas({pod.subject, s.namespaceName, s.context.namespaceLabels, s.policy, s.usage,
                      ev.cls, d.gpuEquivalents, units, gpu, pod.isTemplate},
                     d.violations, d.warnings);
+    if (ev.cls != nullptr && !pod.isTemplate && !ev.validateOnly)
+      checkCapacity({pod, gpu, s.policy, *ev.cls, ev.pools, ev.rewriteTo, s.supply}, d.violations,
+                    d.warnings);
   }
   dropExemptViolations(pod, s.namespaceName, s.context.namespaceLabels, s.policy, d.violations);
   // Mutating an ill-typed pod would mean guessing; mutating a pod we deny is pointless.
-  const bool enforcedViolation = d.mode == policy::Mode::Enforce && !d.violations.empty();
+  const bool enforcedViolation = d.mode == policy::Mode::Enforce &&
+                                 std::any_of(d.violations.begin(), d.violations.end(),
+                                             [](const Violation& v) { return !v.advisory; });
   if (ev.cls != nullptr && !ev.validateOnly && shapeOk && !enforcedViolation)
     mutate(pod, gpu, s, ev, d);
 }
@@ -253,7 +269,8 @@ std::string_view namespaceOf(const rapidjson::Value& object, const RequestContex
 }
 
 Decision decideImpl(const rapidjson::Value& object, const RequestContext& context,
-                    const policy::PolicySet& policy, const UsageSnapshot& usage) {
+                    const policy::PolicySet& policy, const UsageSnapshot& usage,
+                    const SupplySnapshot& supply) {
   Decision d;
   if (context.operation != "CREATE") {
     d.reason = "operation " + text::oneLine(context.operation, 20) + " is not checked";
@@ -278,7 +295,7 @@ Decision decideImpl(const rapidjson::Value& object, const RequestContext& contex
     return d;
   }
   d.mode = rolloutMode(policy, ns, context.namespaceLabels);
-  const Scope scope{context, policy, usage, ns};
+  const Scope scope{context, policy, usage, ns, supply};
   if (isPod) {
     decidePod(object, scope, d);
   } else {
@@ -290,10 +307,25 @@ Decision decideImpl(const rapidjson::Value& object, const RequestContext& contex
 
 }  // namespace
 
+const SupplySnapshot& noSupply() {
+  static const SupplySnapshot none = [] {
+    SupplySnapshot s;
+    s.unavailableReason = "no node source";
+    return s;
+  }();
+  return none;
+}
+
 Decision decide(const rapidjson::Value& object, const RequestContext& context,
                 const policy::PolicySet& policy, const UsageSnapshot& usage) {
+  return decide(object, context, policy, usage, noSupply());
+}
+
+Decision decide(const rapidjson::Value& object, const RequestContext& context,
+                const policy::PolicySet& policy, const UsageSnapshot& usage,
+                const SupplySnapshot& supply) {
   try {
-    return decideImpl(object, context, policy, usage);
+    return decideImpl(object, context, policy, usage, supply);
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& e) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "engine/decision.hpp"
+#include "engine/supply.hpp"
 #include "engine/usage.hpp"
 #include "policy/label_selector.hpp"
 #include "policy/policy_set.hpp"
@@ -32,5 +33,15 @@ struct RequestContext {
 // then denies with a message naming the field.
 Decision decide(const rapidjson::Value& object, const RequestContext& context,
                 const policy::PolicySet& policy, const UsageSnapshot& usage);
+
+// The same with node supply: the capacity checks (no-capacity, gpu-stranding, the waiting hint)
+// run when `supply` is available and was summarized for `policy`; placement-conflict also
+// checks the node a pod names in spec.nodeName. The overload above decides with no node data.
+Decision decide(const rapidjson::Value& object, const RequestContext& context,
+                const policy::PolicySet& policy, const UsageSnapshot& usage,
+                const SupplySnapshot& supply);
+
+// The snapshot of "no node source": capacity checks off.
+const SupplySnapshot& noSupply();
 
 }  // namespace gpua::engine

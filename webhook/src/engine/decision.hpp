@@ -22,6 +22,9 @@ struct Denial {
 struct Violation {
   std::string rule;     // stable id for metrics: "missing-gpu-request", "max-per-pod", "quota"...
   std::string message;  // the one-line developer message
+  // Never denies, whatever the mode: a capacity finding under capacityCheck: warn. In enforce
+  // namespaces it becomes a warning; warn and audit namespaces treat it as usual.
+  bool advisory = false;
 };
 
 struct Decision {

@@ -1,20 +1,15 @@
 #include "engine/json_util.hpp"
 #include "engine/mutation.hpp"
+#include "engine/toleration.hpp"
 
 namespace gpua::engine {
 
 namespace {
 
-// Kubernetes' Toleration.ToleratesTaint.
 bool tolerates(const rapidjson::Value& tol, const policy::Taint& taint) {
-  const std::string_view effect = json::stringMember(&tol, "effect");
-  if (!effect.empty() && effect != taint.effect) return false;
-  const std::string_view key = json::stringMember(&tol, "key");
-  const std::string_view op = json::stringMember(&tol, "operator");
-  if (key.empty()) return op == "Exists";
-  if (key != taint.key) return false;
-  if (op == "Exists") return true;
-  return (op.empty() || op == "Equal") && json::stringMember(&tol, "value") == taint.value;
+  return toleratesTaint({json::stringMember(&tol, "key"), json::stringMember(&tol, "operator"),
+                         json::stringMember(&tol, "value"), json::stringMember(&tol, "effect")},
+                        taint);
 }
 
 bool sameTaint(const policy::Taint& a, const policy::Taint& b) {

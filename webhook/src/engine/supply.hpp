@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "policy/label_selector.hpp"
@@ -48,6 +49,15 @@ struct PendingQueue {
   double oldestWaitSeconds = 0;  // as of the snapshot's build time (the engine has no clock)
 };
 
+// The roomiest node for one resource: the most of CPU (or memory) per unit any usable node
+// gives, with that node's figures for messages. Precomputed so the stranding check never walks
+// nodes.
+struct NodeShape {
+  double perUnit = 0;  // amount / units; 0 = unknown
+  int64_t amount = 0;  // the node's allocatable CPU millis or memory bytes
+  int64_t units = 0;   // the node's allocatable units of the resource
+};
+
 // One GPU resource over the usable (Ready, schedulable) nodes of a pool.
 struct ResourceSupply {
   int64_t allocatable = 0;     // sum over usable nodes
@@ -55,6 +65,8 @@ struct ResourceSupply {
   int64_t maxPerNode = 0;      // largest allocatable of one usable node
   int64_t maxFreePerNode = 0;  // largest allocatable - allocated of one usable node
   int64_t nodes = 0;           // usable nodes advertising more than 0
+  NodeShape cpu;               // CPU millis per unit on the roomiest usable node
+  NodeShape memory;            // memory bytes per unit on the roomiest usable node
 };
 
 struct PoolSupply {
@@ -78,13 +90,28 @@ struct SupplySnapshot {
   std::vector<PendingQueue> pending;
 
   // ---- filled by summarizeSupply() for one policy ----
-  std::string policyRevision;                                // the PolicySet it was folded for
-  std::map<std::string, PoolSupply, std::less<>> pools;      // pool name -> supply
-  std::vector<std::string> unpooledGpuNodes;                 // GPU nodes matching no pool
+  std::string policyRevision;                                 // the PolicySet it was folded for
+  std::map<std::string, PoolSupply, std::less<>> pools;       // pool name -> supply
+  std::vector<std::string> unpooledGpuNodes;                  // GPU nodes matching no pool
+  std::map<std::string, std::size_t, std::less<>> nodeIndex;  // node name -> index in nodes
+
+  const PoolSupply* pool(std::string_view name) const {
+    const auto it = pools.find(name);
+    return it == pools.end() ? nullptr : &it->second;
+  }
+  const NodeSupply* node(std::string_view name) const {
+    const auto it = nodeIndex.find(name);
+    return it == nodeIndex.end() ? nullptr : &nodes[it->second];
+  }
 };
 
 // Folds nodes into per-pool figures for `policy`; a node in several pools counts in each.
-// Pure: the same inputs give the same snapshot.
+// A node belongs to a pool when it satisfies every requirement of the pool's selection (a pool
+// with no selection holds the nodes advertising its resources); it is usable for the pool when
+// Ready, not cordoned, and every NoSchedule/NoExecute taint is tolerated by the pool's taints
+// (the tolerations the engine adds). The result is `available`; an adapter that has not
+// listed nodes yet hands out an unavailable snapshot instead. Pure: the same inputs give the
+// same snapshot.
 SupplySnapshot summarizeSupply(std::vector<NodeSupply> nodes, std::vector<PendingQueue> pending,
                                const policy::PolicySet& policy);
 

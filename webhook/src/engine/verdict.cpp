@@ -82,7 +82,8 @@ void applyVerdict(Decision& d) {
   all.reserve(d.violations.size());
   for (const auto& v : d.violations) {
     all.push_back(&v);
-    if (d.mode == policy::Mode::Enforce || v.rule == kQuotaUnavailableRule) enforced.push_back(&v);
+    const bool enforce = d.mode == policy::Mode::Enforce && !v.advisory;
+    if (enforce || v.rule == kQuotaUnavailableRule) enforced.push_back(&v);
   }
   if (!d.className.empty()) d.auditAnnotations["class"] = d.className;
   if (!all.empty()) {
@@ -104,6 +105,8 @@ void applyVerdict(Decision& d) {
   if (!d.changes.empty()) warnings.push_back(changeSummary(d));
   if (d.mode == policy::Mode::Warn)
     for (const auto* v : all) warnings.push_back("gpu-admission (warn mode): " + v->message);
+  if (d.mode == policy::Mode::Enforce)  // only advisory ones are left: nothing was enforced
+    for (const auto* v : all) warnings.push_back("gpu-admission (capacity warning): " + v->message);
   for (auto& w : d.warnings) warnings.push_back(std::move(w));
   d.warnings = std::move(warnings);
   capWarnings(d.warnings);

@@ -40,6 +40,12 @@ std::vector<std::string> parseImagePatterns(YamlReader& r, const YAML::Node& nod
 std::optional<NamespaceSelector> parseNamespaceSelector(YamlReader& r, const YAML::Node& node,
                                                         const std::string& path);
 LabelSelector parseLabelSelector(YamlReader& r, const MapReader& map);
+// capacityCheck: deny | warn | off, and maxShareOfNodePerGpu: a factor of at least 1
+// (parse_capacity.cpp).
+std::optional<CapacityCheck> parseCapacityCheck(YamlReader& r, const YAML::Node& node,
+                                                const std::string& path);
+std::optional<double> parseShareFactor(YamlReader& r, const YAML::Node& node,
+                                       const std::string& path);
 // One match rule; reports an empty rule.
 std::optional<MatchRule> parseMatchRule(YamlReader& r, const YAML::Node& node,
                                         const std::string& path);

@@ -95,10 +95,11 @@ void checkClass(YamlReader& r, const MapReader& m, const WorkloadClass& c,
 }
 
 void parseClass(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft) {
-  MapReader m(r, node, path,
-              {"name", "match", "allowedNamespaces", "pools", "priorityClassName",
-               "overridePriorityClass", "allowedPriorityClasses", "gpus", "maxRunSeconds",
-               "effects", "allowedRuntimeClasses", "requirePriorityClass"});
+  MapReader m(
+      r, node, path,
+      {"name", "match", "allowedNamespaces", "pools", "priorityClassName", "overridePriorityClass",
+       "allowedPriorityClasses", "gpus", "maxRunSeconds", "effects", "allowedRuntimeClasses",
+       "requirePriorityClass", "capacityCheck", "maxShareOfNodePerGpu"});
   if (!m.valid()) return;
   WorkloadClass c;
   ClassOrigin origin;
@@ -139,6 +140,11 @@ void parseClass(YamlReader& r, const YAML::Node& node, const std::string& path, 
   if (m.has("maxRunSeconds"))
     c.maxRunSeconds = r.integer(m.get("maxRunSeconds"), m.path("maxRunSeconds"), 1);
   parseClassRequirements(r, m, c, origin);
+  if (m.has("capacityCheck"))
+    c.capacityCheck = parseCapacityCheck(r, m.get("capacityCheck"), m.path("capacityCheck"));
+  if (m.has("maxShareOfNodePerGpu"))
+    c.maxShareOfNodePerGpu =
+        parseShareFactor(r, m.get("maxShareOfNodePerGpu"), m.path("maxShareOfNodePerGpu"));
   checkClass(r, m, c, origin);
   if (!name) return;
   c.name = *name;

@@ -76,8 +76,8 @@ void parsePriorityClasses(YamlReader& r, const YAML::Node& node, const std::stri
 void parseSpec(YamlReader& r, const YAML::Node& node, Draft& draft) {
   MapReader spec(r, node, "spec",
                  {"exempt", "pools", "classes", "unclassifiedGpuPods", "skip", "quotas", "rollout",
-                  "templates", "priorityClasses", "quotaUnavailable", "effects", "ruleExemptions",
-                  "namespaceRules"});
+                  "templates", "priorityClasses", "quotaUnavailable", "capacityCheck", "effects",
+                  "ruleExemptions", "namespaceRules"});
   if (!spec.valid()) return;
   if (spec.has("exempt") && claimSetting(r, draft, spec, "exempt"))
     parseExempt(r, spec.get("exempt"), spec.path("exempt"), draft);
@@ -104,6 +104,9 @@ void parseSpec(YamlReader& r, const YAML::Node& node, Draft& draft) {
         {{"failOpen", QuotaUnavailable::FailOpen}, {"failClosed", QuotaUnavailable::FailClosed}});
     if (mode) draft.set.quotaUnavailable = *mode;
   }
+  if (spec.has("capacityCheck") && claimSetting(r, draft, spec, "capacityCheck"))
+    if (auto check = parseCapacityCheck(r, spec.get("capacityCheck"), spec.path("capacityCheck")))
+      draft.set.capacityCheck = *check;
 }
 
 void expectConstant(YamlReader& r, const MapReader& doc, const char* key, const char* want) {

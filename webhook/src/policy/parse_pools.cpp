@@ -117,7 +117,7 @@ void checkSharingFields(YamlReader& r, const MapReader& m, const Pool& pool) {
 void parsePool(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft) {
   MapReader m(r, node, path,
               {"name", "gpu", "sharing", "migProfiles", "replicas", "resource", "nodeSelector",
-               "taints", "runtimeClassName"});
+               "taints", "runtimeClassName", "maxShareOfNodePerGpu"});
   if (!m.valid()) return;
   const std::size_t errorsBefore = r.diagnostics().size();
   Pool pool;
@@ -143,6 +143,9 @@ void parsePool(YamlReader& r, const YAML::Node& node, const std::string& path, D
   if (m.has("taints")) parseTaints(r, m.get("taints"), m.path("taints"), pool);
   if (m.has("runtimeClassName"))
     pool.runtimeClassName = r.name(m.get("runtimeClassName"), m.path("runtimeClassName"));
+  if (m.has("maxShareOfNodePerGpu"))
+    pool.maxShareOfNodePerGpu =
+        parseShareFactor(r, m.get("maxShareOfNodePerGpu"), m.path("maxShareOfNodePerGpu"));
 
   const GpuModel* model = gpu ? findGpuModel(*gpu) : nullptr;
   if (gpu && !model)

@@ -34,6 +34,11 @@ struct Effects {
   EffectMode runtimeClass = EffectMode::Mutate;   // the pools' runtimeClassName
   EffectMode resourceName = EffectMode::Mutate;   // nvidia.com/gpu -> the class's resource
 };
+// What a capacity finding (no-capacity, gpu-stranding: checks that need node data) may do.
+//   Deny: a violation like any other, which the rollout mode turns into deny/warn/audit.
+//   Warn: never denies; in enforce namespaces it becomes a warning (warn and audit as usual).
+//   Off:  not checked.
+enum class CapacityCheck { Deny, Warn, Off };
 
 // A node taint of a pool; the engine adds a matching toleration. An empty `value` is tolerated
 // with operator Exists, otherwise with operator Equal.
@@ -57,6 +62,10 @@ struct Pool {
   std::map<std::string, std::string> nodeSelector;  // ANDed into required node affinity (In)
   std::vector<Taint> taints;
   std::optional<std::string> runtimeClassName;  // set on the pod when absent
+  // gpu-stranding: a pod may take at most this multiple of a node's CPU and memory per GPU
+  // unit (1.5 = half again its share). Unset = no stranding check for this pool unless the
+  // class sets one.
+  std::optional<double> maxShareOfNodePerGpu;
 };
 
 // One matching rule; every field that is set must hold (AND). An empty rule is rejected by the
@@ -119,6 +128,8 @@ struct WorkloadClass {
   bool requirePriorityClass = false;  // a GPU pod must end up with a priority class
   // Resolved by the loader: the class's `effects`, written per effect, over spec.effects.
   Effects effects;
+  std::optional<CapacityCheck> capacityCheck;  // unset = PolicySet::capacityCheck
+  std::optional<double> maxShareOfNodePerGpu;  // wins over the pool's (see Pool)
 
   // ---- resolved by the loader ----
   // The extended resource the class's GPU requests are rewritten to: "nvidia.com/gpu",
@@ -223,6 +234,7 @@ struct PolicySet {
   std::vector<std::string> exemptImages;
   std::vector<RuleExemption> ruleExemptions;  // spec.ruleExemptions, in order
   std::vector<NamespaceRule> namespaceRules;  // spec.namespaceRules: every matching rule applies
+  CapacityCheck capacityCheck = CapacityCheck::Warn;  // the classes' default (spec.capacityCheck)
 
   const Pool* findPool(std::string_view n) const {
     for (const auto& p : pools)

@@ -15,7 +15,9 @@ const std::vector<std::string>& knownRuleIds() {
       "toleration-required", "node-placement-required", "priority-class-required",
       "runtime-class-required", "resource-name-required",
       // quotas
-      "quota", "quota-unavailable"};
+      "quota", "quota-unavailable",
+      // placement and capacity (node data)
+      "placement-conflict", "no-capacity", "gpu-stranding"};
   return ids;
 }
 

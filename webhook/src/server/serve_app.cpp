@@ -112,6 +112,23 @@ void warnIfNamespaceLabelsUnknown(telemetry::JsonLogger& log, const UsageHookup&
       {{"rules", rules}});
 }
 
+// The capacity checks need nodes: without a node source they are off, which an operator who set
+// capacityCheck: deny must hear about.
+void warnIfCapacityUnchecked(telemetry::JsonLogger& log, const UsageHookup& usage,
+                             const policy::PolicySet& policy) {
+  if (usage.supply) return;
+  std::vector<std::string> classes;
+  for (const auto& c : policy.classes)
+    if (c.gpus.request != policy::GpuRequest::Forbidden &&
+        c.capacityCheck.value_or(policy.capacityCheck) != policy::CapacityCheck::Off)
+      classes.push_back(c.name);
+  if (classes.empty()) return;
+  log.warn(
+      "no node source (--kubeconfig or --in-cluster): capacity checks (no-capacity, "
+      "gpu-stranding, the waiting hint) are off",
+      {{"classes", classes}});
+}
+
 }  // namespace
 
 int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
@@ -158,6 +175,7 @@ int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
   const StopOnExit stopUsage{usage.stop};
   warnIfQuotasUnchecked(logger, usage, *loaded.policy);
   warnIfNamespaceLabelsUnknown(logger, usage, *loaded.policy);
+  warnIfCapacityUnchecked(logger, usage, *loaded.policy);
   auto readiness = std::make_shared<Readiness>(usage.source);
   readiness->setPoliciesLoaded(true);
   readiness->setCertificatesLoaded(true);
@@ -167,7 +185,8 @@ int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
   net::io_context ioc(static_cast<int>(threads));
 
   WebhookService service(
-      {targets.policy, usage.source, readiness, &metrics, &logger, nullptr, &logSampler});
+      {targets.policy, usage.source, readiness, &metrics, &logger, nullptr, &logSampler,
+       usage.supply});
   auto router = std::make_shared<Router>(service.router());
   ServerEvents events;
   events.badRequest = [&service](std::string_view kind) { service.countBadRequest(kind); };

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/supply.hpp"
 #include "engine/usage.hpp"
 #include "policy/policy_set.hpp"
 #include "server/serve_config.hpp"
@@ -27,6 +28,9 @@ struct UsageHookup {
   std::shared_ptr<const engine::UsageSource> source;  // null: no live usage
   std::function<void()> stop;                         // called on shutdown (may be empty)
   std::string description;                            // for the "serving" log line
+  // Node supply for the capacity checks (the cluster client implements both); null: no node
+  // source, the checks are off and serve says so at start-up.
+  std::shared_ptr<const engine::SupplySource> supply = nullptr;
 };
 
 // Starts a usage source once policies are loaded. Throws std::exception for configuration

@@ -2,6 +2,7 @@
 // references so the request path does no registry lookups.
 #pragma once
 
+#include "telemetry/build_info.hpp"
 #include "telemetry/metric_names.hpp"
 #include "telemetry/metrics.hpp"
 
@@ -19,7 +20,11 @@ struct WebhookMetrics {
         certificateExpiry(r.gauge(telemetry::kCertificateExpiryTimestampSeconds).get()),
         openConnections(r.gauge(telemetry::kOpenConnections).get()),
         violations(r.counter(telemetry::kViolationsTotal)),
-        quotaUnavailable(r.counter(telemetry::kQuotaUnavailableTotal)) {}
+        quotaUnavailable(r.counter(telemetry::kQuotaUnavailableTotal)) {
+    r.gauge(telemetry::kBuildInfo)
+        .with({telemetry::kBuildVersion, telemetry::kBuildRevision})
+        .set(1);
+  }
 
   telemetry::Registry& registry;
   telemetry::CounterFamily& requests;       // path, decision, class, namespace, reason

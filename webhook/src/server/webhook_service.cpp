@@ -61,9 +61,9 @@ bool isJsonContentType(std::string_view contentType) {
 }
 
 WebhookService::WebhookService(WebhookDeps deps)
-    : deps_(std::move(deps)), emptyUsage_(std::make_shared<const engine::UsageSnapshot>()) {
-  if (!deps_.decide) deps_.decide = &engine::decide;
-}
+    : deps_(std::move(deps)),
+      emptyUsage_(std::make_shared<const engine::UsageSnapshot>()),
+      supply_(deps_.supply) {}
 
 Router WebhookService::router() {
   Router r;
@@ -95,7 +95,10 @@ HttpResponse WebhookService::admit(const HttpRequest& request, admission::Endpoi
   const auto policy = deps_.policy->get();
   if (!policy) return HttpResponse::text(503, "no policy loaded", "no-policy");
   const auto usage = usageSnapshot();
-  auto result = admission::review(request.body, endpoint, *policy, *usage, deps_.decide);
+  auto result = deps_.decide
+                    ? admission::review(request.body, endpoint, *policy, *usage, deps_.decide)
+                    : admission::review(request.body, endpoint, *policy, *usage,
+                                        *supply_.get(policy));
   record(request, result, *policy, pathLabel(endpoint));
 
   // The body moves on to the response (record() is done with it): a typical response is

@@ -16,6 +16,7 @@
 #include "server/router.hpp"
 #include "server/snapshot.hpp"
 #include "server/webhook_metrics.hpp"
+#include "server/webhook_supply.hpp"
 #include "telemetry/json_logger.hpp"
 #include "telemetry/log_sampler.hpp"
 
@@ -27,9 +28,11 @@ struct WebhookDeps {
   std::shared_ptr<Readiness> readiness;
   WebhookMetrics* metrics = nullptr;
   telemetry::JsonLogger* logger = nullptr;
-  admission::DecideFn decide = nullptr;  // null = engine::decide
+  admission::DecideFn decide = nullptr;  // null = engine::decide with the node supply
   // Thins routine decision lines (mutations, pods left alone); null keeps them all.
   telemetry::LogSampler* logSampler = nullptr;
+  // Node supply for the capacity checks; null = no node source (the checks are off).
+  std::shared_ptr<const engine::SupplySource> supply = nullptr;
 };
 
 // How a decision is logged. Denials, violations (in any mode) and quota checks made without
@@ -63,6 +66,7 @@ class WebhookService {
 
   WebhookDeps deps_;
   std::shared_ptr<const engine::UsageSnapshot> emptyUsage_;
+  SupplyForPolicy supply_;
 };
 
 // True for "application/json", with or without parameters ("; charset=utf-8"), any case.

@@ -26,9 +26,15 @@ inline constexpr std::string_view kViolations[] = {"rule", "mode"};
 inline constexpr std::string_view kResource[] = {"resource"};
 inline constexpr std::string_view kNamespaceClass[] = {"namespace", "class"};
 inline constexpr std::string_view kPolicy[] = {"policy"};
+inline constexpr std::string_view kBuild[] = {"version", "revision"};
 }  // namespace labels
 
 // ---- server ----
+
+// Always 1, labelled with the binary's version and source revision (`gpu-admission version`):
+// which build answers, and whether every replica runs the same one during a rollout.
+inline constexpr MetricDef kBuildInfo{
+    "gpu_admission_build_info", "The gpu-admission build serving (value is 1).", labels::kBuild};
 
 // Answered AdmissionReviews. path: /mutate|/validate; decision: allowed|denied|error;
 // class: the workload class or ""; reason: the decision outcome (no-gpu, classified, exempt...).

@@ -1,0 +1,154 @@
+// The monitoring kit against the real server: start the binary with the shipped policies and a
+// (fake) Kubernetes API, drive a scripted workload (admitted, mutated, denied, CPU-only and
+// malformed requests, a running GPU workload in the watch), scrape /metrics, and fail when an
+// alert of the PrometheusRule or a panel of the Grafana dashboard names a gpu_admission_* metric
+// the server does not export, or matches on a label its samples do not carry. The last test
+// proves the check fails on a deliberately wrong name.
+#include <thread>
+
+#include "e2e_fixture.hpp"
+#include "fake_api_server.hpp"
+#include "monitoring_names.hpp"
+
+namespace gpua::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using cluster::testing::FakeApiServer;
+
+const std::string kRepo = GPUA_REPO_ROOT;
+const std::string kRules = kRepo + "/deploy/components/monitoring/prometheusrule.yaml";
+const std::string kDashboard =
+    kRepo + "/deploy/components/monitoring/dashboards/gpu-admission.json";
+
+std::string gpuPod(const std::string& ns, const std::string& name, const std::string& labels,
+                   const std::string& limits, bool running) {
+  return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":")" + name + R"(","namespace":")" +
+         ns + R"(","uid":"uid-)" + name + R"(","labels":)" + labels + R"(},"spec":{)" +
+         (running ? R"("nodeName":"gpu-node-1",)" : "") +
+         R"("containers":[{"name":"main","image":"cuda:12","resources":{"limits":)" + limits +
+         "}}]}" + (running ? R"(,"status":{"phase":"Running"}})" : "}");
+}
+
+std::string review(const std::string& uid, const std::string& ns, const std::string& pod) {
+  return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":")" +
+         uid +
+         R"(","kind":{"group":"","version":"v1","kind":"Pod"},)"
+         R"("resource":{"group":"","version":"v1","resource":"pods"},"namespace":")" +
+         ns + R"(","operation":"CREATE","userInfo":{"username":"alice"},"object":)" + pod + "}}";
+}
+
+template <class Pred>
+bool eventually(Pred pred, std::chrono::milliseconds timeout = 10s) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(25ms);
+  }
+  return pred();
+}
+
+class E2eMonitoringTest : public E2eTest {
+ protected:
+  std::string kubeconfig() {
+    writeFile(work_.path() / "kube" / "ca.crt", api_.caPem());
+    const auto path = work_.path() / "kube" / "config";
+    writeFile(path, R"(apiVersion: v1
+kind: Config
+current-context: e2e
+contexts:
+- name: e2e
+  context: {cluster: fake, user: webhook}
+clusters:
+- name: fake
+  cluster: {server: "https://127.0.0.1:)" +
+                        std::to_string(api_.port()) +
+                        R"(", certificate-authority: ca.crt}
+users:
+- name: webhook
+  user: {token: e2e-token}
+)");
+    return path.string();
+  }
+
+  // The scripted workload: what a cluster sends in a few seconds of ordinary life.
+  void driveWorkload() {
+    const std::string training = R"({"gpu-admission.io/class":"training"})";
+    const std::string oneGpu = R"({"nvidia.com/gpu":"1"})";
+    int uid = 0;
+    auto send = [&](const std::string& path, const std::string& ns, const std::string& pod) {
+      const auto res = post(path, review("w-" + std::to_string(++uid), ns, pod));
+      EXPECT_EQ(res.status, 200) << res.body;
+    };
+    for (const char* path : {"/mutate", "/validate"}) {
+      send(path, "vision", gpuPod("vision", "trainer", training, oneGpu, false));  // admitted
+      send(path, "vision",
+           gpuPod("vision", "greedy", training, R"({"nvidia.com/gpu":"9"})",
+                  false));                                                          // denied
+      send(path, "vision", gpuPod("vision", "web", "{}", "{}", false));             // no GPU
+      send(path, "vision", gpuPod("vision", "stray", "{}", oneGpu, false));         // unclassified
+      send(path, "kube-system", gpuPod("kube-system", "dp", "{}", oneGpu, false));  // exempt
+    }
+    EXPECT_EQ(post("/validate", "{not json").status, 400);
+    EXPECT_EQ(client().request("GET", "/nope").status, 404);
+  }
+
+  FakeApiServer api_;
+};
+
+TEST_F(E2eMonitoringTest, EveryMetricOfTheAlertsAndTheDashboardIsExportedByTheServer) {
+  api_.setToken("e2e-token");
+  api_.upsertNamespace("vision", {{"team", "vision"}, {"env", "dev"}});
+  api_.upsertNamespace("kube-system", {});
+  api_.upsertPod(gpuPod("vision", "running-trainer", R"({"gpu-admission.io/class":"training"})",
+                        R"({"nvidia.com/gpu":"2"})", true));
+  start({"--kubeconfig", kubeconfig()}, kRepo + "/policies");
+  ASSERT_TRUE(eventually([this] { return client().request("GET", "/readyz").status == 200; }))
+      << server_->out();
+  driveWorkload();
+
+  const auto scrape = metrics();
+  const Exported exported = parseExposition(scrape);
+  ASSERT_GT(exported.labels.size(), 10u) << scrape;
+  // The build is on /metrics with the version and revision `gpu-admission version` prints.
+  EXPECT_NE(
+      scrape.find("gpu_admission_build_info{version=\"" GPUA_PROJECT_VERSION "\",revision=\""),
+      std::string::npos)
+      << scrape;
+
+  const auto rules = ruleExpressions(kRules);
+  const auto panels = dashboardExpressions(kDashboard);
+  ASSERT_GT(rules.size(), 10u);
+  ASSERT_GT(panels.size(), 10u);
+  std::vector<std::string> problems = metricNameProblems(rules, exported, "PrometheusRule");
+  for (const auto& p : metricNameProblems(panels, exported, "dashboard")) problems.push_back(p);
+  EXPECT_TRUE(problems.empty()) << [&] {
+    std::string all;
+    for (const auto& p : problems) all += p + "\n";
+    return all + "--- /metrics:\n" + scrape;
+  }();
+}
+
+TEST_F(E2eMonitoringTest, AWrongMetricNameOrLabelFailsTheCheck) {
+  start();
+  post("/validate", reviewJson(podJson(1), "u-1"));
+  const Exported exported = parseExposition(metrics());
+  const auto problems =
+      metricNameProblems({"rate(gpu_admission_requests_totl[5m])",
+                          R"(sum(rate(gpu_admission_requests_total{decison="denied"}[5m])))",
+                          "gpu_admission:recorded_rule > 0",
+                          "histogram_quantile(0.99, "
+                          "rate(gpu_admission_request_duration_seconds_bucket"
+                          "{le=\"1\"}[5m]))"},
+                         exported, "test");
+  ASSERT_EQ(problems.size(), 2u) << [&] {
+    std::string all;
+    for (const auto& p : problems) all += p + "\n";
+    return all;
+  }();
+  EXPECT_EQ(problems[0], "test: gpu_admission_requests_totl is not exported by the server");
+  EXPECT_EQ(problems[1], "test: gpu_admission_requests_total has no label decison");
+}
+
+}  // namespace
+}  // namespace gpua::testing

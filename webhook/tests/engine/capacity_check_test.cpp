@@ -1,0 +1,247 @@
+// no-capacity, gpu-stranding, the waiting hint and how capacityCheck meets the rollout mode.
+#include <gtest/gtest.h>
+
+#include "engine/pod_demand.hpp"
+#include "engine/supply.hpp"
+#include "test_support.hpp"
+
+namespace gpua::engine {
+namespace {
+
+using namespace testing;
+
+const std::string kInference = R"({"gpu-admission.io/class":"inference"})";
+const std::string kTraining = R"({"gpu-admission.io/class":"training"})";
+
+NodeSupply migNode(const std::string& name, ResourceUnits allocatable) {
+  NodeSupply n;
+  n.name = name;
+  n.labels = {{"nvidia.com/mig.strategy", "mixed"}, {"nvidia.com/mig.config.state", "success"}};
+  n.ready = true;
+  n.allocatable = std::move(allocatable);
+  n.cpuMillis = 64000;
+  n.memoryBytes = int64_t{512} << 30;
+  return n;
+}
+
+NodeSupply h100(const std::string& name, int64_t allocated = 0) {
+  NodeSupply n;
+  n.name = name;
+  n.labels = {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"},
+              {"gpu-admission.io/pool", "train"}};
+  n.taints = {{"nvidia.com/gpu", "", "NoSchedule"}};
+  n.ready = true;
+  n.allocatable = {{"nvidia.com/gpu", 8}};
+  n.allocated = {{"nvidia.com/gpu", allocated}};
+  n.cpuMillis = 96000;
+  n.memoryBytes = int64_t{1024} << 30;
+  return n;
+}
+
+policy::PolicySet policyWith(policy::CapacityCheck check, policy::Mode mode) {
+  auto p = makePolicy();
+  p.capacityCheck = check;
+  p.rollout = {{std::nullopt, mode}};
+  return p;
+}
+
+const ResourceUnits kLayout = {
+    {"nvidia.com/gpu", 0}, {"nvidia.com/mig-1g.10gb", 7}, {"nvidia.com/mig-3g.40gb", 2}};
+
+Decision decideWith(const std::string& pod, const policy::PolicySet& p,
+                    std::vector<NodeSupply> nodes, std::vector<PendingQueue> pending = {}) {
+  const SupplySnapshot s = summarizeSupply(std::move(nodes), std::move(pending), p);
+  rapidjson::Document doc = parse(pod);
+  return decide(doc, podContext(), p, emptyUsage(), s);
+}
+
+const Violation* find(const Decision& d, std::string_view rule) {
+  for (const auto& v : d.violations)
+    if (v.rule == rule) return &v;
+  return nullptr;
+}
+
+const std::string kInferPod = gpuPod(kInference, R"({"limits":{"nvidia.com/gpu":1}})");
+
+TEST(CapacityCheck, NoNodeOffersTheRewrittenProfile) {
+  const auto p = policyWith(policy::CapacityCheck::Deny, policy::Mode::Enforce);
+  const Decision d = decideWith(kInferPod, p, {migNode("a100-1", kLayout)});
+  ASSERT_FALSE(d.allowed());
+  const Violation* v = find(d, "no-capacity");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->message,
+            "pod \"trainer-0\" (class inference): pool infer-a100 offers nvidia.com/mig-1g.10gb "
+            "(7 per node), nvidia.com/mig-3g.40gb (2); none offers nvidia.com/mig-2g.20gb: change "
+            "the class's migProfile or the pool's MIG layout");
+  // Once a node advertises the profile, the same pod is admitted without it.
+  auto layout = kLayout;
+  layout["nvidia.com/mig-2g.20gb"] = 3;
+  const Decision ok =
+      decideWith(kInferPod, p, {migNode("a100-1", kLayout), migNode("a100-2", layout)});
+  EXPECT_TRUE(ok.allowed());
+  EXPECT_EQ(find(ok, "no-capacity"), nullptr);
+}
+
+TEST(CapacityCheck, NotReadyCordonedAndUntoleratedNodesDoNotCount) {
+  const auto p = policyWith(policy::CapacityCheck::Deny, policy::Mode::Enforce);
+  auto layout = kLayout;
+  layout["nvidia.com/mig-2g.20gb"] = 3;
+  auto cordoned = migNode("a", layout);
+  cordoned.unschedulable = true;
+  auto down = migNode("b", layout);
+  down.ready = false;
+  auto tainted = migNode("c", layout);
+  tainted.taints = {{"node.kubernetes.io/unreachable", "", "NoExecute"}};
+  const Decision d = decideWith(kInferPod, p, {cordoned, down, tainted});
+  const Violation* v = find(d, "no-capacity");
+  ASSERT_NE(v, nullptr);
+  EXPECT_NE(v->message.find("pool infer-a100 has no Ready, schedulable node (3 nodes, 1 not "
+                            "ready, 1 cordoned)"),
+            std::string::npos)
+      << v->message;
+}
+
+TEST(CapacityCheck, MoreThanAnyNodeHas) {
+  const auto p = policyWith(policy::CapacityCheck::Deny, policy::Mode::Enforce);
+  const Decision d =
+      decideWith(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":8}})"), p, {h100("h-1")});
+  EXPECT_EQ(find(d, "no-capacity"), nullptr);
+  auto big = p;
+  big.classes[0].gpus.maxPerPod = 16;
+  const Decision over =
+      decideWith(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":9}})"), big, {h100("h-1")});
+  const Violation* v = find(over, "no-capacity");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->message,
+            "pod \"trainer-0\" (class training) needs 9 nvidia.com/gpu on one node, but the "
+            "largest Ready, schedulable node of pool train-h100 has 8: ask for at most 8 per "
+            "pod, or split the work across pods");
+}
+
+TEST(CapacityCheck, PerNodeDemandWithInitContainersAndSidecars) {
+  // 2 in the app container and 1 in a native sidecar: 3 while running; the 3-GPU init
+  // container runs beside the sidecar started before it, 4 at once.
+  const std::string pod =
+      R"({"kind":"Pod","metadata":{"name":"p","labels":{"gpu-admission.io/class":"training"}},)"
+      R"("spec":{"containers":[{"name":"a","resources":{"limits":{"nvidia.com/gpu":2}}}],)"
+      R"("initContainers":[{"name":"side","restartPolicy":"Always","resources":{"limits":{"nvidia.com/gpu":1}}},)"
+      R"({"name":"warm","resources":{"limits":{"nvidia.com/gpu":3}}}]}})";
+  rapidjson::Document doc = parse(pod);
+  const PodView view = podViewOf(doc);
+  const PodGpu gpu = analyzeGpu(view, makePolicy(), nullptr);
+  EXPECT_EQ(perNodeGpuDemand(gpu, "").at("nvidia.com/gpu"), 4);
+  EXPECT_EQ(perNodeGpuDemand(gpu, "nvidia.com/mig-2g.20gb").at("nvidia.com/mig-2g.20gb"), 4);
+  const std::string cpuPod =
+      R"({"kind":"Pod","metadata":{"name":"p"},"spec":{"overhead":{"cpu":"250m"},)"
+      R"("containers":[{"name":"a","resources":{"requests":{"cpu":"1.5","memory":"1Gi"}}},)"
+      R"({"name":"b","resources":{"limits":{"cpu":"500m","memory":"512Mi"}}}],)"
+      R"("initContainers":[{"name":"i","resources":{"requests":{"cpu":"3","memory":"100Mi"}}}]}})";
+  rapidjson::Document cdoc = parse(cpuPod);
+  const PodView cview = podViewOf(cdoc);
+  const auto cm = perNodeCpuMemory(cview, analyzeGpu(cview, makePolicy(), nullptr));
+  EXPECT_EQ(cm.cpuMillis, 3250);  // the init container's 3 beats 1.5 + 0.5; plus overhead
+  EXPECT_EQ(cm.memoryBytes, int64_t{1536} << 20);
+}
+
+TEST(CapacityCheck, Stranding) {
+  auto p = policyWith(policy::CapacityCheck::Deny, policy::Mode::Enforce);
+  p.pools[0].maxShareOfNodePerGpu = 1.5;
+  const std::string greedy =
+      gpuPod(kTraining, R"({"requests":{"cpu":"90"},"limits":{"nvidia.com/gpu":1}})");
+  const Decision d = decideWith(greedy, p, {h100("h-1")});
+  const Violation* v = find(d, "gpu-stranding");
+  ASSERT_NE(v, nullptr);
+  EXPECT_EQ(v->message,
+            "pod \"trainer-0\" (class training) asks for 90 CPUs with 1 nvidia.com/gpu, but the "
+            "roomiest node of pool train-h100 has 96 CPUs for 8 nvidia.com/gpu, so 7 of them "
+            "would be left without CPU; maxShareOfNodePerGpu 1.5 allows at most 18 CPUs: lower "
+            "the request to that, or ask for more GPUs");
+  const std::string fair = gpuPod(
+      kTraining, R"({"requests":{"cpu":"18","memory":"100Gi"},"limits":{"nvidia.com/gpu":1}})");
+  EXPECT_EQ(find(decideWith(fair, p, {h100("h-1")}), "gpu-stranding"), nullptr);
+  const std::string memoryHog =
+      gpuPod(kTraining, R"({"requests":{"memory":"900Gi"},"limits":{"nvidia.com/gpu":2}})");
+  const Violation* m = find(decideWith(memoryHog, p, {h100("h-1")}), "gpu-stranding");
+  ASSERT_NE(m, nullptr);
+  EXPECT_NE(m->message.find("allows at most 384 GiB of memory"), std::string::npos) << m->message;
+  // The class's factor wins over the pool's; without any factor nothing is checked.
+  auto loose = p;
+  loose.classes[0].maxShareOfNodePerGpu = 10;
+  EXPECT_EQ(find(decideWith(greedy, loose, {h100("h-1")}), "gpu-stranding"), nullptr);
+  EXPECT_EQ(find(decideWith(greedy, makePolicy(), {h100("h-1")}), "gpu-stranding"), nullptr);
+}
+
+TEST(CapacityCheck, WaitingHintIsAWarningOnly) {
+  const auto p = policyWith(policy::CapacityCheck::Deny, policy::Mode::Enforce);
+  const Decision d =
+      decideWith(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":2}})"), p,
+                 {h100("h-1", 8), h100("h-2", 7)}, {{"training", "train-h100", 9, 42 * 60 + 5}});
+  ASSERT_TRUE(d.allowed());
+  EXPECT_TRUE(d.violations.empty());
+  ASSERT_FALSE(d.warnings.empty());
+  EXPECT_EQ(d.warnings.back(),
+            "pool train-h100: 1 of 16 nvidia.com/gpu free, at most 1 on one node (the pod needs "
+            "2); 9 pods of class training are waiting, the oldest for 42m");
+  const Decision full =
+      decideWith(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":1}})"), p, {h100("h-1", 8)});
+  EXPECT_EQ(full.warnings.back(),
+            "pool train-h100: 0 of 8 nvidia.com/gpu free; no other pods of class training are "
+            "waiting");
+}
+
+TEST(CapacityCheck, WarnNeverDeniesAndOffTurnsItOff) {
+  // capacityCheck warn (the default) in an enforce namespace: admitted with a warning.
+  const auto warn = policyWith(policy::CapacityCheck::Warn, policy::Mode::Enforce);
+  const Decision d = decideWith(kInferPod, warn, {migNode("a100-1", kLayout)});
+  ASSERT_TRUE(d.allowed());
+  ASSERT_NE(find(d, "no-capacity"), nullptr);
+  EXPECT_FALSE(d.patch.empty());  // still mutated
+  bool warned = false;
+  for (const auto& w : d.warnings)
+    warned = warned || w.starts_with("gpu-admission (capacity warning): pod \"trainer-0\"");
+  EXPECT_TRUE(warned);
+  // deny follows the rollout mode: a warn namespace warns.
+  const auto denyInWarn = policyWith(policy::CapacityCheck::Deny, policy::Mode::Warn);
+  EXPECT_TRUE(decideWith(kInferPod, denyInWarn, {migNode("a100-1", kLayout)}).allowed());
+  // The class's own setting wins over the default.
+  auto off = policyWith(policy::CapacityCheck::Deny, policy::Mode::Enforce);
+  off.classes[1].capacityCheck = policy::CapacityCheck::Off;
+  const Decision none = decideWith(kInferPod, off, {migNode("a100-1", kLayout)});
+  EXPECT_TRUE(none.allowed());
+  EXPECT_TRUE(none.violations.empty());
+}
+
+TEST(CapacityCheck, OffWithoutNodeDataOrForAnotherPolicy) {
+  const auto p = policyWith(policy::CapacityCheck::Deny, policy::Mode::Enforce);
+  rapidjson::Document doc = parse(kInferPod);
+  EXPECT_TRUE(decide(doc, podContext(), p, emptyUsage(), noSupply()).allowed());
+  auto other = p;
+  other.revision = "other";
+  const SupplySnapshot stale = summarizeSupply({migNode("a100-1", kLayout)}, {}, other);
+  EXPECT_TRUE(decide(doc, podContext(), p, emptyUsage(), stale).allowed());
+}
+
+TEST(CapacityCheck, NodeNamePlacementWithNodeData) {
+  const auto p = policyWith(policy::CapacityCheck::Off, policy::Mode::Enforce);
+  auto cpu = h100("cpu-1");
+  cpu.labels = {{"kubernetes.io/hostname", "cpu-1"}};
+  const SupplySnapshot s = summarizeSupply({cpu, h100("h-1")}, {}, p);
+  auto run = [&](const std::string& node) {
+    rapidjson::Document doc = parse(
+        gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":1}})", "\"nodeName\":\"" + node + "\""));
+    return decide(doc, podContext(), p, emptyUsage(), s);
+  };
+  const Decision d = run("cpu-1");
+  const Violation* v = find(d, "placement-conflict");
+  ASSERT_NE(v, nullptr);
+  EXPECT_NE(v->message.find("its spec.nodeName cpu-1 is a node outside the pools of class "
+                            "training (pool train-h100 requires gpu-admission.io/pool In [train], "
+                            "the node has no gpu-admission.io/pool label)"),
+            std::string::npos)
+      << v->message;
+  EXPECT_EQ(find(run("h-1"), "placement-conflict"), nullptr);
+  EXPECT_EQ(find(run("unknown-node"), "placement-conflict"), nullptr);
+}
+
+}  // namespace
+}  // namespace gpua::engine
