@@ -5,10 +5,18 @@
 #
 # Topology on a 2-core machine: each server runs with ONE I/O thread pinned to CPU 1 and the
 # load generator runs single-threaded pinned to CPU 0, so client and server never steal each
-# other's core. Both servers are measured the same way in the same run.
+# other's core. Every server is measured the same way in the same run, with its stdout going
+# through a pipe (read by `cat` on the client's CPU), as in a container.
+#
+# Two ceilings: the project's null server (same server code, constant response, no engine) and
+# an independent one, nginx from Debian (one worker, the same certificate, the same response
+# bytes from `return 200`). Two load generators: the project's gpua_load (latency percentiles,
+# open loop, server CPU) and an independent one, h2load --h1 from Debian's nghttp2-client
+# (closed-loop throughput). nginx and h2load are installed when missing.
 #
 # Environment: BUILD_DIR (default build/perf), SECONDS_PER_RUN (default 5), SERVER_CPU (1),
-# CLIENT_CPU (0), CONNS (16), SKIP_BUILD=1, SKIP_MICRO=1 (load only), SKIP_LOAD=1.
+# CLIENT_CPU (0), CONNS (16), SKIP_BUILD=1, SKIP_MICRO=1 (load only), SKIP_LOAD=1,
+# LOG_LEVEL (gpu-admission's --log-level; default: its default, info).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -23,13 +31,24 @@ out="$build/bench-results"
 mkdir -p "$out"
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-  echo "== building Release in $build"
-  # -O2: GCC 12 at -O3 reports false -Wrestrict/-Wmaybe-uninitialized in libstdc++ (-Werror).
-  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O2 -DNDEBUG" \
-    -DGPUA_TESTS=OFF -DGPUA_BENCHMARKS=ON >/dev/null
-  cmake --build "$build" -j "$(nproc)" --target gpu-admission gpua_engine_bench gpua_ledger_bench \
-    gpua_policy_bench gpua_service_bench gpua_load gpua_null_server >/dev/null
+  echo "== building Release (-O3 -DNDEBUG, CMake's standard flags) in $build"
+  cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DGPUA_TESTS=OFF -DGPUA_BENCHMARKS=ON >/dev/null
+  cmake --build "$build" -j "${JOBS:-$(nproc)}" --target gpu-admission gpua_engine_bench \
+    gpua_ledger_bench gpua_policy_bench gpua_service_bench gpua_load gpua_null_server >/dev/null
 fi
+
+# The independent ceiling and load generator, from Debian (not needed by `make test`).
+install_bench_tools() {
+  local missing=()
+  command -v h2load >/dev/null || missing+=(nghttp2-client)
+  command -v nginx >/dev/null || [ -x /usr/sbin/nginx ] || missing+=(nginx-light)
+  [ ${#missing[@]} -eq 0 ] && return 0
+  local sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "== installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
 
 can_pin() { command -v taskset >/dev/null && taskset -c "$1" true 2>/dev/null; }
 pin() {  # pin CPU command... : taskset when the CPU exists, else run unpinned
@@ -53,6 +72,8 @@ if [ "${SKIP_MICRO:-0}" != 1 ]; then
 fi
 
 if [ "${SKIP_LOAD:-0}" != 1 ]; then
+  install_bench_tools
+  nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
   certs="$build/bench-certs"
   [ -f "$certs/server.crt" ] || bash certs/gen-dev-certs.sh "$certs" >/dev/null
   work="$(mktemp -d)"
@@ -66,9 +87,12 @@ if [ "${SKIP_LOAD:-0}" != 1 ]; then
   cp -r policies "$work/policies"
   taskset=""
   can_pin "$server_cpu" && taskset="taskset -c $server_cpu"
+  reader="cat"  # the pipe's reader runs on the client's CPU, like a container runtime elsewhere
+  can_pin "$client_cpu" && reader="taskset -c $client_cpu cat"
   results="$out/load.txt"
   : >"$results"
   loadavg_before="$(cut -d' ' -f1 /proc/loadavg)"
+  "$bin/gpua_load" --dump-body "$work/review.json"
 
   free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
   wait_port() {
@@ -78,20 +102,37 @@ if [ "${SKIP_LOAD:-0}" != 1 ]; then
     done
     echo "server on port $1 did not come up" >&2; return 1
   }
+  # Every server is started directly (not through a pipeline or shell function), so that $! is
+  # the server's own pid; its stdout goes to a pipe through process substitution.
   start_null() {  # [real|tiny]: the response gpu-admission sends for the pod, or a tiny one
     null_port="$(free_port)"
-    # Started directly (not through a shell function) so that $! is the server's own pid.
     $taskset "$bin/gpua_null_server" --tls-cert "$certs/server.crt" \
       --tls-key "$certs/server.key" --listen "127.0.0.1:$null_port" --threads 1 \
-      --response "${1:-real}" >/dev/null &
+      --response "${1:-real}" > >($reader >/dev/null) &
     null_pid=$!; pids+=("$null_pid"); wait_port "$null_port"
   }
   start_webhook() {
     hook_port="$(free_port)"
     $taskset "$bin/gpu-admission" serve --policies "$work/policies" \
       --tls-cert "$certs/server.crt" --tls-key "$certs/server.key" \
-      --listen "127.0.0.1:$hook_port" --threads 1 --reload-interval 100ms >/dev/null 2>"$work/serve.err" &
+      --listen "127.0.0.1:$hook_port" --threads 1 --reload-interval 100ms \
+      ${LOG_LEVEL:+--log-level "$LOG_LEVEL"} > >($reader >/dev/null) 2>"$work/serve.err" &
     hook_pid=$!; pids+=("$hook_pid"); wait_port "$hook_port"
+  }
+  # nginx with one process (master_process off: the process that answers is the pid we
+  # measure), the same certificate, and the null server's response bytes from `return 200`.
+  start_nginx() {
+    nginx_port="$(free_port)"
+    python3 webhook/bench/nginx_conf.py "$work/response.json" "$work/nginx.conf" "$nginx_port" \
+      "$(cd "$certs" && pwd)" "$work"
+    $taskset "$nginx_bin" -p "$work" -e "$work/nginx-error.log" -c "$work/nginx.conf" \
+      > >($reader >/dev/null) &
+    nginx_pid=$!; pids+=("$nginx_pid"); wait_port "$nginx_port"
+    # Same bytes as the null server, or the ceiling is not like-for-like.
+    curl -sk --data-binary "@$work/review.json" -H 'Content-Type: application/json' \
+      "https://127.0.0.1:$nginx_port/mutate" -o "$work/nginx-response.json"
+    cmp -s "$work/response.json" "$work/nginx-response.json" ||
+      { echo "nginx does not answer the null server's bytes" >&2; return 1; }
   }
   stop() { kill "$1" 2>/dev/null || true; wait "$1" 2>/dev/null || true; }
   load() {  # label port pid extra-args...
@@ -99,29 +140,57 @@ if [ "${SKIP_LOAD:-0}" != 1 ]; then
     pin "$client_cpu" "$bin/gpua_load" --port "$port" --server-pid "$pid" --label "$label" \
       --seconds "$secs" --warmup 1 "$@" | tee -a "$results" | grep -v '^RESULT' || true
   }
+  # h2load: HTTP/1.1 over TLS, one thread on the client's CPU, the same connections and body.
+  h2() {  # label port
+    local label="$1" port="$2"
+    pin "$client_cpu" h2load --h1 -t 1 -c "$conns" -m 1 -D "${secs%.*}" --warm-up-time 1 \
+      -d "$work/review.json" -H 'Content-Type: application/json' \
+      "https://127.0.0.1:$port/mutate?timeout=10s" >"$work/h2load.txt" 2>&1 || true
+    if python3 - "$label" "$work/h2load.txt" >>"$results" <<'PY'
+import re, sys
+text = open(sys.argv[2]).read()
+rps = re.search(r"finished in [^,]+, ([0-9.]+) req/s", text)
+req = re.search(r"requests: \d+ total, \d+ started, (\d+) done, (\d+) succeeded, (\d+) failed, (\d+) errored", text)
+codes = re.search(r"status codes: (\d+) 2xx, (\d+) 3xx, (\d+) 4xx, (\d+) 5xx", text)
+if not (rps and req and codes):
+    sys.exit("h2load output not understood:\n" + text)
+errors = int(req.group(3)) + int(req.group(4)) + sum(int(codes.group(i)) for i in (2, 3, 4))
+print(f"RESULT label={sys.argv[1]} h2load=1 rps={float(rps.group(1)):.1f} requests={req.group(2)} errors={errors}")
+PY
+    then tail -1 "$results"; else echo "$label: no result (see above)" >&2; fi
+  }
   field() { grep "^RESULT label=$1 " "$results" | tr ' ' '\n' | sed -n "s/^$2=//p"; }
 
   echo "== load: keep-alive, closed loop, $conns connections (server: 1 thread on CPU $server_cpu; client: CPU $client_cpu)"
   # The old ceiling first (a ~150-byte response), kept for transparency; then the like-for-like
-  # one (gpu-admission's own response bytes, no engine per request).
+  # ones (gpu-admission's own response bytes, no engine per request).
   start_null tiny
   load null-tiny-max "$null_port" "$null_pid" --connections "$conns"
   stop "$null_pid"
   start_null real
-  load null-max "$null_port" "$null_pid" --connections "$conns"
+  curl -sk --data-binary "@$work/review.json" -H 'Content-Type: application/json' \
+    "https://127.0.0.1:$null_port/mutate" -o "$work/response.json"
+  start_nginx
   start_webhook
+  load nginx-max "$nginx_port" "$nginx_pid" --connections "$conns"
+  load null-max "$null_port" "$null_pid" --connections "$conns"
   load webhook-max "$hook_port" "$hook_pid" --connections "$conns"
+  echo "== load: the same with h2load --h1 (independent load generator)"
+  h2 h2load-nginx "$nginx_port"
+  h2 h2load-null "$null_port"
+  h2 h2load-webhook "$hook_port"
   half="$(python3 -c "print(int(float('$(field webhook-max rps)')/2))")"
   echo "== load: keep-alive, open loop at half of gpu-admission's maximum ($half req/s)"
   load webhook-half "$hook_port" "$hook_pid" --connections "$conns" --rate "$half"
+  load nginx-half "$nginx_port" "$nginx_pid" --connections "$conns" --rate "$half"
   load null-half "$null_port" "$null_pid" --connections "$conns" --rate "$half"
+  stop "$nginx_pid"
 
   echo "== load: no keep-alive (one TLS handshake per request), 4 connections"
   load webhook-handshake "$hook_port" "$hook_pid" --connections 4 --no-keepalive --no-resume
   load webhook-resume "$hook_port" "$hook_pid" --connections 4 --no-keepalive
   load null-handshake "$null_port" "$null_pid" --connections 4 --no-keepalive --no-resume
   load null-resume "$null_port" "$null_pid" --connections 4 --no-keepalive
-
   echo "== load: policy reload every 200 ms during an open-loop run at $half req/s"
   reloads_before="$(curl -sk "https://127.0.0.1:$hook_port/metrics" | awk '/^gpu_admission_policy_reload[a-z_]*\{result="success"\}/ {print $2}')"
   (

@@ -88,6 +88,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "gpua_load: cannot read %s\n", o.bodyFile.c_str());
     return 2;
   }
+  if (!o.dumpBody.empty()) {
+    std::ofstream out(o.dumpBody, std::ios::binary);
+    out << body;
+    return out ? 0 : 2;
+  }
   try {
     auto result = load::runLoad(o, httpRequest(o, body));
     report(o, result, body.size());

@@ -22,7 +22,8 @@ const char* loadUsage() {
          "                 [--seconds 10] [--warmup 1] [--rate RPS (0 = closed loop)]\n"
          "                 [--no-keepalive] [--no-resume] [--body FILE | --pod "
          "small|typical|large]\n"
-         "                 [--server-pid PID] [--label NAME]\n";
+         "                 [--server-pid PID] [--label NAME]\n"
+         "       gpua_load --dump-body FILE [--pod small|typical|large]  (write the body, exit)\n";
 }
 
 OptionsResult parseLoadOptions(int argc, const char* const* argv) {
@@ -44,7 +45,7 @@ OptionsResult parseLoadOptions(int argc, const char* const* argv) {
       {"--seconds", num(o.seconds)}, {"--warmup", num(o.warmup)},
       {"--rate", num(o.rate)},       {"--body", str(o.bodyFile)},
       {"--pod", str(o.pod)},         {"--server-pid", num(o.serverPid)},
-      {"--label", str(o.label)},
+      {"--label", str(o.label)},     {"--dump-body", str(o.dumpBody)},
   };
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -58,7 +59,7 @@ OptionsResult parseLoadOptions(int argc, const char* const* argv) {
       return {std::nullopt, "unknown or incomplete argument " + arg};
     }
   }
-  if (o.port == 0) return {std::nullopt, "--port is required"};
+  if (o.port == 0 && o.dumpBody.empty()) return {std::nullopt, "--port is required"};
   if (o.host != "127.0.0.1" && o.host != "::1" && o.host != "localhost")
     return {std::nullopt, "--host must be a loopback address"};
   if (o.connections < 1) return {std::nullopt, "--connections must be at least 1"};

@@ -25,6 +25,9 @@ struct LoadOptions {
   std::string pod = "typical";  // small | typical | large, when no body file is given
   pid_t serverPid = 0;          // report this process's CPU use and peak RSS
   std::string label = "run";
+  // Write the AdmissionReview this run would send to this file and exit: the body other load
+  // generators (h2load) send, so every generator sends the same bytes.
+  std::string dumpBody;
 };
 
 struct OptionsResult {

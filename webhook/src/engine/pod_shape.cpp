@@ -50,7 +50,12 @@ struct Field {
 
   std::string str() const {
     std::string out(base);
+    // GCC 12 at -O3 reports a false -Wrestrict inside libstdc++ for "literal" + string&&
+    // (GCC bug 105329); the pragma covers this statement only.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wrestrict"
     if (index >= 0) out += "[" + std::to_string(index) + "]";
+#pragma GCC diagnostic pop
     out += suffix;
     return out;
   }

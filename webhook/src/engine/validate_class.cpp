@@ -118,8 +118,13 @@ void checkMaxPerPod(const ValidationInput& in, std::vector<Violation>& out) {
       holders.push_back(text::quoted(c.name));
       holder = &c;
     }
+    // GCC 12 at -O3 reports a false -Wrestrict inside libstdc++ for "literal" + string&&
+    // (GCC bug 105329); the pragma covers this statement only.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wrestrict"
   const std::string who = holders.size() == 1 ? " " + containerLabel(*holder)
                                               : " (containers " + text::join(holders) + ")";
+#pragma GCC diagnostic pop
   // A class listed earlier that allows this many, and that a label selects (inference-large).
   const std::string bigger =
       gpuClassLabels({in.policy, in.namespaceName, in.namespaceLabels, &in.cls},

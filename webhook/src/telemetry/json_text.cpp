@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 
 #include "text/utf8.hpp"
@@ -58,14 +59,42 @@ bool plainAscii(char c) {
   return u >= 0x20 && u < 0x7f && c != '"' && c != '\\';
 }
 
+constexpr uint64_t kOnes = 0x0101010101010101ULL;
+constexpr uint64_t kHighBits = 0x8080808080808080ULL;
+
+// Non-zero when some byte of v is below n (n <= 0x80): the classic exact "has less" test.
+constexpr uint64_t anyBelow(uint64_t v, uint8_t n) {
+  return (v - kOnes * n) & ~v & kHighBits;
+}
+
+constexpr uint64_t anyEqual(uint64_t v, uint8_t b) {
+  return anyBelow(v ^ (kOnes * b), 1);
+}
+
+// True when all 8 bytes of v are plainAscii: checked 8 at a time (SWAR), since log fields
+// (names, uids, labels) are long runs of plain ASCII.
+constexpr bool allPlain(uint64_t v) {
+  return (anyBelow(v, 0x20) | (v & kHighBits) | anyEqual(v, 0x7f) | anyEqual(v, '"') |
+          anyEqual(v, '\\')) == 0;
+}
+
+// The end of the run of plainAscii characters starting at text[i].
+std::size_t plainRunEnd(std::string_view text, std::size_t i) {
+  for (uint64_t v; i + 8 <= text.size(); i += 8) {
+    std::memcpy(&v, text.data() + i, 8);
+    if (!allPlain(v)) break;
+  }
+  while (i < text.size() && plainAscii(text[i])) ++i;
+  return i;
+}
+
 }  // namespace
 
 void appendJsonString(std::string& out, std::string_view text) {
   out.push_back('"');
   for (std::size_t i = 0; i < text.size();) {
     // Names, uids and labels are plain ASCII: copy the whole run in one append.
-    std::size_t run = i;
-    while (run < text.size() && plainAscii(text[run])) ++run;
+    const std::size_t run = plainRunEnd(text, i);
     if (run > i) {
       out.append(text.data() + i, run - i);
       i = run;

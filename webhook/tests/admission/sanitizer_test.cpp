@@ -44,6 +44,23 @@ TEST(SanitizeLine, TruncatesAtACharacterBoundaryWithEllipsis) {
   EXPECT_EQ(u, "\xC3\xBC\xC3\xBC\xC3\xBC...");
 }
 
+TEST(SanitizeLine, CleanTextIsReturnedAsItIsAndAlmostCleanTextIsStillCleaned) {
+  // The fast path (text returned unchanged) must agree with the full cleaning at its edges.
+  const std::string clean = "gpu-admission: added toleration nvidia.com/gpu (class training)";
+  EXPECT_EQ(sanitizeLine(clean, clean.size()), clean);
+  EXPECT_EQ(sanitizeLine(clean, clean.size() - 1).size(), clean.size() - 1);
+  EXPECT_EQ(sanitizeLine(clean, clean.size() - 1).substr(clean.size() - 4), "...");
+  EXPECT_EQ(sanitizeLine("a  b", 100), "a b");
+  EXPECT_EQ(sanitizeLine(" a b", 100), "a b");
+  EXPECT_EQ(sanitizeLine("a b ", 100), "a b");
+  EXPECT_EQ(sanitizeLine("~!@#$%^&*()_+{}|:<>?`-=[]\\;',./\"", 100),
+            "~!@#$%^&*()_+{}|:<>?`-=[]\\;',./\"");
+  EXPECT_EQ(sanitizeLine("del\x7f", 100), "del");
+  EXPECT_EQ(sanitizeLine("caf\xc3\xa9", 100), "caf\xc3\xa9");
+  EXPECT_EQ(sanitizeLine("", 100), "");
+  EXPECT_EQ(sanitizeLine(" ", 100), "");
+}
+
 TEST(SanitizeWarnings, CleansDropsEmptyAndDuplicates) {
   const auto w = sanitizeWarnings({"one\nline", "", "\n\t", "one line", "two"});
   EXPECT_EQ(w, (std::vector<std::string>{"one line", "two"}));

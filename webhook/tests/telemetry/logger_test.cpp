@@ -35,6 +35,29 @@ TEST(JsonText, KeepsValidUtf8AndReplacesInvalid) {
   EXPECT_EQ(escaped("\xE2\x82"), "\"\xEF\xBF\xBD\xEF\xBF\xBD\"");                  // truncated
 }
 
+TEST(JsonText, EscapesEverySpecialCharacterAtEveryPositionOfALongString) {
+  // Plain runs are scanned 8 bytes at a time: a special byte anywhere in a block must be seen.
+  const std::vector<std::pair<std::string, std::string>> specials = {
+      {"\"", "\\\""},
+      {"\\", "\\\\"},
+      {"\n", "\\n"},
+      {std::string(1, '\0'), "\\u0000"},
+      {"\x1f", "\\u001f"},
+      {"\x7f", "\\u007f"},
+      {"\xff", "\xEF\xBF\xBD"},
+      {"\xC3\xBC", "\xC3\xBC"}};
+  for (const auto& [raw, escapedForm] : specials) {
+    for (std::size_t pos = 0; pos <= 24; ++pos) {
+      const std::string before(pos, 'a'), after(24 - pos, 'b');
+      EXPECT_EQ(escaped(before + raw + after), "\"" + before + escapedForm + after + "\"")
+          << "special " << escapedForm << " at " << pos;
+    }
+  }
+  EXPECT_EQ(escaped(std::string(64, 'x')), "\"" + std::string(64, 'x') + "\"");
+  EXPECT_EQ(escaped("~ !#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|}"),
+            "\"~ !#$%&'()*+,-./09:;<=>?@AZ[]^_`az{|}\"");
+}
+
 TEST(JsonText, Rfc3339UtcWithMicroseconds) {
   const system_clock::time_point t{seconds(1'764'495'278) + microseconds(123'456)};
   EXPECT_EQ(formatRfc3339Micros(t), "2025-11-30T09:34:38.123456Z");
