@@ -61,6 +61,20 @@ describe("every overlay", () => {
     assert.ok(deploy.spec.template.spec.volumes.some((v) => v.secret?.secretName === cert.spec.secretName));
   });
 
+  test("the Deployment passes only flags `gpu-admission serve` knows (the image's entrypoint is serve)", () => {
+    const help = execFileSync(binary, ["serve", "--help"], { encoding: "utf8" });
+    const known = new Set([...help.matchAll(/^\s+(--[a-z][a-z0-9-]*)/gm)].map((m) => m[1]));
+    assert.ok(known.has("--policies") && known.has("--threads"), help);
+    for (const overlay of overlays) {
+      const deploy = rendered[overlay].find((o) => o.kind === "Deployment");
+      const c = deploy.spec.template.spec.containers[0];
+      assert.equal(c.command, undefined, "the image's entrypoint runs serve");
+      assert.notEqual(c.args[0], "serve", "the entrypoint already says serve");
+      for (const a of c.args.filter((x) => x.startsWith("--")))
+        assert.ok(known.has(a.split("=")[0]), `${overlay}: serve has no flag ${a}`);
+    }
+  });
+
   test("the policy that the ConfigMap ships loads (gpu-admission lint), without reading policies/Kustomization", () => {
     const out = execFileSync(binary, ["lint", "policies"], { cwd: repoRoot, encoding: "utf8" });
     assert.match(out, new RegExp(`OK \\(${policyFiles(policyDir).length} files,`));

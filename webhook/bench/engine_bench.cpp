@@ -134,8 +134,8 @@ void BM_Review(benchmark::State& state, PodSize size, bool many) {
 }
 
 // A cluster of `count` nodes spread over the policy's pools: each node carries its pool's labels
-// and taints and 8 units of each of its resources, a quarter of them taken.
-engine::SupplySnapshot clusterSupply(const policy::PolicySet& policy, int count) {
+// and taints and 8 units of each of its resources, of which every odd node has `taken` in use.
+engine::SupplySnapshot clusterSupply(const policy::PolicySet& policy, int count, int taken) {
   std::vector<engine::NodeSupply> nodes;
   nodes.reserve(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
@@ -152,7 +152,7 @@ engine::SupplySnapshot clusterSupply(const policy::PolicySet& policy, int count)
     }
     for (const auto& r : resources) {
       n.allocatable[r] = 8;
-      n.allocated[r] = 2;
+      n.allocated[r] = i % 2 == 1 ? taken : 0;
     }
     n.cpuMillis = 96000;
     n.memoryBytes = int64_t{1} << 40;
@@ -161,12 +161,20 @@ engine::SupplySnapshot clusterSupply(const policy::PolicySet& policy, int count)
   return engine::summarizeSupply(std::move(nodes), {{"training", "train-h100", 12, 600}}, policy);
 }
 
-// BM_Review with node data: the difference to BM_Review/typical_shipped is what the capacity
-// checks (no-capacity, gpu-stranding, waiting hint) and the nodeName look-up add to a review.
-void BM_ReviewWithSupply(benchmark::State& state, PodSize size) {
+// BM_Review with node data: the difference to BM_Review/<size>_shipped is what the capacity
+// checks (no-capacity, gpu-stranding, waiting hint) add to a review. `full`: every node of the
+// pool is busy, so the review also builds the waiting hint.
+void BM_ReviewWithSupply(benchmark::State& state, PodSize size, bool full) {
   const auto& body = reviewBody(size);
   const auto& policy = shipped();
-  static const engine::SupplySnapshot supply = clusterSupply(policy, 5000);
+  static const engine::SupplySnapshot room = clusterSupply(policy, 5000, 2);
+  static const engine::SupplySnapshot busy = [&] {
+    auto s = clusterSupply(policy, 5000, 8);
+    for (auto& [name, pool] : s.pools)  // the even nodes too: no node has room
+      for (auto& [r, supply] : pool.resources) supply.maxFreePerNode = 0;
+    return s;
+  }();
+  const engine::SupplySnapshot& supply = full ? busy : room;
   const engine::UsageSnapshot usage;
   const std::size_t allocationsBefore = tAllocations;
   for (auto _ : state) {
@@ -186,7 +194,7 @@ void BM_ReviewWithSupply(benchmark::State& state, PodSize size) {
 // The fold itself, once per node change or policy reload (never per request).
 void BM_SummarizeSupply(benchmark::State& state) {
   const auto& policy = shipped();
-  const auto base = clusterSupply(policy, static_cast<int>(state.range(0)));
+  const auto base = clusterSupply(policy, static_cast<int>(state.range(0)), 2);
   for (auto _ : state) {
     auto s = engine::summarizeSupply(base.nodes, base.pending, policy);
     benchmark::DoNotOptimize(s.pools.size());
@@ -205,8 +213,9 @@ BENCHMARK_CAPTURE(BM_Review, large_shipped, PodSize::Large, false);
 BENCHMARK_CAPTURE(BM_Review, small_classes1000, PodSize::Small, true);
 BENCHMARK_CAPTURE(BM_Review, typical_classes1000, PodSize::Typical, true);
 BENCHMARK_CAPTURE(BM_Review, large_classes1000, PodSize::Large, true);
-BENCHMARK_CAPTURE(BM_ReviewWithSupply, small_shipped_5000nodes, PodSize::Small);
-BENCHMARK_CAPTURE(BM_ReviewWithSupply, typical_shipped_5000nodes, PodSize::Typical);
+BENCHMARK_CAPTURE(BM_ReviewWithSupply, small_shipped_5000nodes, PodSize::Small, false);
+BENCHMARK_CAPTURE(BM_ReviewWithSupply, typical_shipped_5000nodes, PodSize::Typical, false);
+BENCHMARK_CAPTURE(BM_ReviewWithSupply, typical_shipped_5000nodes_full, PodSize::Typical, true);
 BENCHMARK(BM_SummarizeSupply)->Arg(5000)->Unit(benchmark::kMillisecond);
 
 }  // namespace

@@ -34,7 +34,7 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
   echo "== building Release (-O3 -DNDEBUG, CMake's standard flags) in $build"
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DGPUA_TESTS=OFF -DGPUA_BENCHMARKS=ON >/dev/null
   cmake --build "$build" -j "${JOBS:-$(nproc)}" --target gpu-admission gpua_engine_bench \
-    gpua_ledger_bench gpua_policy_bench gpua_service_bench gpua_load gpua_null_server >/dev/null
+    gpua_ledger_bench gpua_supply_bench gpua_policy_bench gpua_service_bench gpua_load gpua_null_server >/dev/null
 fi
 
 # The independent ceiling and load generator, from Debian (not needed by `make test`).
@@ -66,6 +66,9 @@ if [ "${SKIP_MICRO:-0}" != 1 ]; then
   echo "== usage ledger: 100,000 pods"
   pin "$client_cpu" "$bin/gpua_ledger_bench" --benchmark_min_time=0.5 \
     --benchmark_out="$out/ledger.json" --benchmark_out_format=json
+  echo "== supply ledger: 5,000 nodes, 100,000 pods bound to them"
+  pin "$client_cpu" "$bin/gpua_supply_bench" --benchmark_min_time=0.5 \
+    --benchmark_out="$out/supply.json" --benchmark_out_format=json
   echo "== policy load"
   pin "$client_cpu" "$bin/gpua_policy_bench" --benchmark_min_time=0.5 \
     --benchmark_out="$out/policy.json" --benchmark_out_format=json

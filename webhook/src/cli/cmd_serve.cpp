@@ -46,7 +46,8 @@ server::UsageHookup watchCluster(const server::ServeConfig& config,
   }
   const std::string description =
       config.inCluster ? "in-cluster service account" : "kubeconfig " + config.kubeconfig;
-  return {source, [source] { source->stop(); }, description};
+  // The same client watches nodes: it is the node source of the capacity checks too.
+  return {source, [source] { source->stop(); }, description, source};
 }
 
 server::UsageFactory usageFactory(const server::ServeConfig& config) {

@@ -8,14 +8,14 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/system/system_error.hpp>
 
 #include <cstdio>
-#include <random>
+#include <optional>
 
-#include "cluster/api_client.hpp"
-#include "cluster/json_util.hpp"
+#include "cluster/list_watch.hpp"
 #include "cluster/prometheus_export.hpp"
+#include "cluster/quota_usage.hpp"
+#include "cluster/supply_ledger.hpp"
 
 namespace gpua::cluster {
 
@@ -24,26 +24,6 @@ using asio::use_awaitable;
 using SteadyClock = std::chrono::steady_clock;
 
 namespace {
-
-// A watch ERROR event with code 410: the resourceVersion fell out of the server's history.
-struct Expired : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-
-std::string urlEncode(std::string_view s) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out.push_back(static_cast<char>(c));
-    } else {
-      out.push_back('%');
-      out.push_back(hex[c >> 4]);
-      out.push_back(hex[c & 15]);
-    }
-  }
-  return out;
-}
 
 std::string jsonEscape(std::string_view s) {
   std::string out;
@@ -67,10 +47,8 @@ void stderrLog(std::string_view level, std::string_view message) {
   std::fputs(line.c_str(), stderr);
 }
 
-int64_t unixMillis() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
+double unixSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 std::shared_ptr<const engine::UsageSnapshot> unsyncedSnapshot() {
@@ -80,38 +58,37 @@ std::shared_ptr<const engine::UsageSnapshot> unsyncedSnapshot() {
   return s;
 }
 
-}  // namespace
+std::shared_ptr<const engine::SupplySnapshot> unavailableSupply(std::string reason) {
+  auto s = std::make_shared<engine::SupplySnapshot>();
+  s->available = false;
+  s->unavailableReason = std::move(reason);
+  return s;
+}
 
-// One listed-and-watched resource (pods or namespaces).
-struct ClusterUsageSource::Watch {
-  Watch(std::string n, ApiConfig api) : name(std::move(n)), path("/api/v1/" + name), client(api) {}
-  std::string name;
-  std::string path;
-  ApiClient client;
-  std::string resourceVersion;
-  bool relist = true;            // list before the next watch
-  bool relistRequested = false;  // the policy changed: reclassify every pod
-  bool synced = false;           // a full list has completed once
-  bool healthy = false;          // the last list or watch open succeeded
-  SteadyClock::time_point unhealthySince = SteadyClock::now();
-  std::string lastError;
-  std::chrono::milliseconds backoff{0};
-};
+ListWatchOptions listWatchOptions(const ClusterOptions& o) {
+  return {o.backoffInitial,   o.backoffMax,          o.requestTimeout,
+          o.watchIdleTimeout, o.watchTimeoutSeconds, o.listPageSize};
+}
+
+}  // namespace
 
 class ClusterUsageSource::Runner {
  public:
-  Runner(ClusterUsageSource& owner, ApiConfig api, ClusterOptions options, PolicyProvider policy)
+  Runner(ClusterUsageSource& owner, const ApiConfig& api, ClusterOptions options,
+         PolicyProvider policy)
       : owner_(owner),
         options_(std::move(options)),
         policy_(std::move(policy)),
         ledger_(currentPolicy(), options_.clock),
-        pods_("pods", api),
-        namespaces_("namespaces", api),
-        rng_(std::random_device{}()) {
+        supply_(ledger_.policy()),
+        pods_("pods", api, listWatchOptions(options_), *owner_.metrics_, podHandlers()),
+        namespaces_("namespaces", api, listWatchOptions(options_), *owner_.metrics_,
+                    namespaceHandlers()) {
     if (!options_.log) options_.log = stderrLog;
+    if (options_.watchNodes)
+      nodes_.emplace("nodes", api, listWatchOptions(options_), *owner_.metrics_, nodeHandlers());
     if (options_.registry != nullptr)
       prometheus_ = std::make_unique<PrometheusExport>(*options_.registry, owner_.metrics_);
-    pods_.backoff = namespaces_.backoff = options_.backoffInitial;
     if (api.insecureSkipVerify)
       options_.log("warn", "TLS verification of the Kubernetes API is disabled by " + api.origin);
   }
@@ -120,14 +97,14 @@ class ClusterUsageSource::Runner {
 
   void start() {
     io_ = std::make_unique<asio::io_context>(1);
-    asio::co_spawn(*io_, run(pods_), asio::detached);
-    asio::co_spawn(*io_, run(namespaces_), asio::detached);
+    for (ListWatch* w : watches()) asio::co_spawn(*io_, w->run(), asio::detached);
     asio::co_spawn(*io_, tick(), asio::detached);
     thread_ = std::thread([this] { io_->run(); });
   }
 
   void stop() {
     stopping_ = true;
+    for (ListWatch* w : watches()) w->stop();
     if (io_) io_->stop();
     if (thread_.joinable()) thread_.join();
     io_.reset();  // destroys suspended coroutines while the clients they use still exist
@@ -144,134 +121,103 @@ class ClusterUsageSource::Runner {
   }
 
  private:
+  std::vector<ListWatch*> watches() {
+    std::vector<ListWatch*> all{&pods_, &namespaces_};
+    if (nodes_) all.push_back(&*nodes_);
+    return all;
+  }
+
   std::shared_ptr<const policy::PolicySet> currentPolicy() {
     auto p = policy_ ? policy_() : nullptr;
     return p ? p : std::make_shared<const policy::PolicySet>();
   }
 
-  asio::awaitable<void> run(Watch& w) {
-    while (!stopping_) {
-      if (w.relistRequested) {
-        w.relistRequested = false;
-        w.relist = true;
-        ++owner_.metrics_->relists;
-      }
-      const bool listing = w.relist;
-      std::string error;
-      bool expired = false;
-      try {
-        if (w.relist) co_await list(w);
-        if (w.relistRequested) continue;  // the policy changed while listing
-        co_await watchOnce(w);
-        countRestart(w);  // the server ended the watch: resume at once
-        continue;
-      } catch (const Expired& e) {
-        expired = true;
-        error = e.what();
-      } catch (const ApiError& e) {
-        expired = e.status() == 410;
-        error = e.what();
-      } catch (const std::exception& e) {
-        error = e.what();
-      }
-      if (stopping_) co_return;
-      countRestart(w);
-      if (w.relistRequested) continue;  // cancelled on purpose after a policy change
-      if (expired && !listing) {
-        // History compacted: the watch cannot resume, only a fresh list can.
-        w.relist = true;
-        ++owner_.metrics_->relists;
-        options_.log("info", w.name + " watch expired, re-listing: " + error);
-        continue;
-      }
-      if (expired) w.relist = true;  // a stale continue token: list again from the start
-      ++owner_.metrics_->apiErrors;
-      markUnhealthy(w, error);
-      co_await sleep(jittered(w.backoff));
-      w.backoff = std::min(w.backoff * 2, options_.backoffMax);
-    }
-  }
-
-  asio::awaitable<void> list(Watch& w) {
-    {
+  // Handlers common to every resource; `dirty` says which snapshots the change touches.
+  ListWatch::Handlers handlers(std::string resource, bool usage, bool supply) {
+    ListWatch::Handlers h;
+    h.changed = [this, usage, supply](bool listed) {
+      usageDirty_ = usageDirty_ || usage;
+      supplyDirty_ = supplyDirty_ || supply;
+      if (listed) publish(true);  // the first sync should not wait for the next tick
+    };
+    h.restarted = [this, resource] {
+      if (prometheus_) prometheus_->countWatchRestart(resource);
+    };
+    h.failed = [this](const std::string& error) {
       std::lock_guard lock(mutex_);
-      w.name == "pods" ? ledger_.beginPodList() : ledger_.beginNamespaceList();
-    }
-    std::string next, resourceVersion;
-    do {
-      std::string target = w.path + "?limit=" + std::to_string(options_.listPageSize);
-      if (!next.empty()) target += "&continue=" + urlEncode(next);
-      const auto body = co_await w.client.get(target, options_.requestTimeout);
-      rapidjson::Document page;
-      page.Parse(body.data(), body.size());
-      if (page.HasParseError() || !page.IsObject())
-        throw std::runtime_error("malformed " + w.name + " list from " + w.client.config().url());
-      if (const auto* items = json::member(page, "items")) {
-        std::lock_guard lock(mutex_);
-        w.name == "pods" ? ledger_.addPodPage(*items) : ledger_.addNamespacePage(*items);
-      }
-      resourceVersion = json::path(page, "metadata", "resourceVersion");
-      next = json::path(page, "metadata", "continue");
-    } while (!next.empty());
-    {
+      lastError_ = error;
+    };
+    h.log = [this](std::string_view level, std::string_view message) {
+      options_.log(level, message);
+    };
+    return h;
+  }
+
+  ListWatch::Handlers podHandlers() {
+    auto h = handlers("pods", true, true);
+    h.beginList = [this] {
       std::lock_guard lock(mutex_);
-      w.name == "pods" ? ledger_.commitPodList() : ledger_.commitNamespaceList();
-    }
-    w.resourceVersion = resourceVersion;
-    w.relist = false;
-    w.synced = true;
-    markHealthy(w);
-    owner_.metrics_->lastEventUnixMs = unixMillis();
-    dirty_ = true;
-    publish();  // the first sync should not wait for the next tick
-  }
-
-  asio::awaitable<void> watchOnce(Watch& w) {
-    const std::string target = w.path + "?watch=1&resourceVersion=" + urlEncode(w.resourceVersion) +
-                               "&allowWatchBookmarks=true" +
-                               "&timeoutSeconds=" + std::to_string(options_.watchTimeoutSeconds);
-    co_await w.client.watch(
-        target, options_.requestTimeout, options_.watchIdleTimeout,
-        [&] {
-          // The policy may have changed while this watch was connecting.
-          if (w.relistRequested) throw std::runtime_error("policy changed: re-listing " + w.name);
-          markHealthy(w);
-          w.backoff = options_.backoffInitial;
-        },
-        [&](std::string_view line) { onLine(w, line); });
-  }
-
-  void onLine(Watch& w, std::string_view line) {
-    rapidjson::Document event;
-    event.Parse(line.data(), line.size());
-    const auto* object = json::member(event, "object");
-    if (event.HasParseError() || object == nullptr || !object->IsObject())
-      throw std::runtime_error("malformed " + w.name + " watch event from " +
-                               w.client.config().url());
-    const auto type = json::string(json::member(event, "type"));
-    if (type == "ERROR") throwWatchError(w, *object);
-    const auto resourceVersion = json::path(*object, "metadata", "resourceVersion");
-    if (type != "BOOKMARK") {
-      const auto kind = type == "ADDED"     ? EventType::Added
-                        : type == "DELETED" ? EventType::Deleted
-                                            : EventType::Modified;
+      ledger_.beginPodList();
+      supply_.beginPodList();
+    };
+    h.addPage = [this](const rapidjson::Value& items) {
       std::lock_guard lock(mutex_);
-      w.name == "pods" ? ledger_.applyPodEvent(kind, *object)
-                       : ledger_.applyNamespaceEvent(kind, *object);
-      ++owner_.metrics_->eventsApplied;
-      dirty_ = true;
-    }
-    owner_.metrics_->lastEventUnixMs = unixMillis();
-    if (!resourceVersion.empty()) w.resourceVersion = resourceVersion;
+      ledger_.addPodPage(items);
+      supply_.addPodPage(items);
+    };
+    h.commitList = [this] {
+      std::lock_guard lock(mutex_);
+      ledger_.commitPodList();
+      supply_.commitPodList();
+    };
+    h.applyEvent = [this](EventType type, const rapidjson::Value& pod) {
+      std::lock_guard lock(mutex_);
+      ledger_.applyPodEvent(type, pod);
+      supply_.applyPodEvent(type, pod);
+    };
+    return h;
   }
 
-  [[noreturn]] void throwWatchError(const Watch& w, const rapidjson::Value& status) {
-    const auto* code = json::member(status, "code");
-    const int c = code != nullptr && code->IsInt() ? code->GetInt() : 500;
-    const auto message = describeHttpError(
-        c, "WATCH", w.path, json::string(json::member(status, "message")), w.client.config());
-    if (c == 410) throw Expired(message);
-    throw ApiError(c, message);
+  ListWatch::Handlers namespaceHandlers() {
+    auto h = handlers("namespaces", true, false);
+    h.beginList = [this] {
+      std::lock_guard lock(mutex_);
+      ledger_.beginNamespaceList();
+    };
+    h.addPage = [this](const rapidjson::Value& items) {
+      std::lock_guard lock(mutex_);
+      ledger_.addNamespacePage(items);
+    };
+    h.commitList = [this] {
+      std::lock_guard lock(mutex_);
+      ledger_.commitNamespaceList();
+    };
+    h.applyEvent = [this](EventType type, const rapidjson::Value& ns) {
+      std::lock_guard lock(mutex_);
+      ledger_.applyNamespaceEvent(type, ns);
+    };
+    return h;
+  }
+
+  ListWatch::Handlers nodeHandlers() {
+    auto h = handlers("nodes", false, true);
+    h.beginList = [this] {
+      std::lock_guard lock(mutex_);
+      supply_.beginNodeList();
+    };
+    h.addPage = [this](const rapidjson::Value& items) {
+      std::lock_guard lock(mutex_);
+      supply_.addNodePage(items);
+    };
+    h.commitList = [this] {
+      std::lock_guard lock(mutex_);
+      supply_.commitNodeList();
+    };
+    h.applyEvent = [this](EventType type, const rapidjson::Value& node) {
+      std::lock_guard lock(mutex_);
+      supply_.applyNodeEvent(type, node);
+    };
+    return h;
   }
 
   asio::awaitable<void> tick() {
@@ -280,14 +226,10 @@ class ClusterUsageSource::Runner {
       timer.expires_after(options_.publishInterval);
       co_await timer.async_wait(use_awaitable);
       followPolicy();
-      publish();
+      publish(false);
       exportGeSeconds();
+      exportQueue();
     }
-  }
-
-  void countRestart(const Watch& w) {
-    ++owner_.metrics_->watchRestarts;
-    if (prometheus_) prometheus_->countWatchRestart(w.name);
   }
 
   void exportGeSeconds() {
@@ -298,22 +240,56 @@ class ClusterUsageSource::Runner {
     prometheus_->exportGeSeconds(geSeconds());
   }
 
-  // A new policy revision may classify pods differently: re-list them under it.
+  // Queue observations are drained every tick (so they never pile up); gauges follow the
+  // published snapshots at most once per supplyPublishInterval.
+  void exportQueue() {
+    std::vector<ScheduleWait> waits;
+    std::vector<StartFailure> failures;
+    std::vector<engine::PendingQueue> pending;
+    const auto now = SteadyClock::now();
+    const bool gauges = now - lastQueueExport_ >= options_.supplyPublishInterval;
+    {
+      std::lock_guard lock(mutex_);
+      waits = supply_.takeScheduleWaits();
+      failures = supply_.takeStartFailures();
+      if (gauges && prometheus_) pending = supply_.pending(unixSeconds());
+    }
+    if (!prometheus_) return;
+    prometheus_->observeScheduleWaits(waits);
+    prometheus_->countStartFailures(failures);
+    if (!gauges) return;
+    lastQueueExport_ = now;
+    prometheus_->exportPending(pending);
+    const auto usage = owner_.current();
+    if (usage->available) prometheus_->exportQuotas(quotaFigures(*ledger_.policy(), *usage));
+    const auto supply = owner_.currentSupply();
+    if (supply->available && supply != exportedSupply_) prometheus_->exportSupply(*supply);
+    exportedSupply_ = supply;
+  }
+
+  // A new policy revision may classify pods differently: re-list them under it. Nodes are
+  // re-listed only when the policy names resources they were decoded without.
   void followPolicy() {
     auto latest = currentPolicy();
     std::lock_guard lock(mutex_);
     if (latest == ledger_.policy()) return;
     const bool reclassify = latest->revision != ledger_.policy()->revision;
     ledger_.setPolicy(latest);
-    dirty_ = true;
-    if (!reclassify) return;
-    pods_.relistRequested = true;
-    pods_.client.cancel();
+    const bool nodeResourcesChanged = supply_.setPolicy(latest);
+    usageDirty_ = supplyDirty_ = true;
+    if (reclassify) pods_.requestRelist();
+    if (nodeResourcesChanged && nodes_) nodes_->requestRelist();
   }
 
-  void publish() {
-    auto [available, reason] = availability();
-    if (!dirty_ && published_ && available == publishedAvailable_ && reason == publishedReason_)
+  void publish(bool listed) {
+    publishUsage();
+    publishSupply(listed);
+  }
+
+  void publishUsage() {
+    auto [available, reason] = usageAvailability();
+    if (!usageDirty_ && published_ && available == publishedAvailable_ &&
+        reason == publishedReason_)
       return;
     std::shared_ptr<const engine::UsageSnapshot> snapshot;
     {
@@ -331,72 +307,105 @@ class ClusterUsageSource::Runner {
                                                     ? "GPU usage from the Kubernetes API is live"
                                                     : "quota checks have no live usage: " + reason);
     owner_.metrics_->available = available;
-    if (pods_.synced && namespaces_.synced) owner_.metrics_->synced = true;
-    dirty_ = false;
+    if (pods_.synced() && namespaces_.synced()) owner_.metrics_->synced = true;
+    usageDirty_ = false;
     published_ = true;
     publishedAvailable_ = available;
     publishedReason_ = reason;
   }
 
-  std::pair<bool, std::string> availability() const {
-    if (!pods_.synced || !namespaces_.synced) {
-      const auto& failing = !pods_.lastError.empty() ? pods_ : namespaces_;
-      return {false, "Kubernetes API not synced yet: " +
-                         (failing.lastError.empty() ? std::string("initial list in progress")
-                                                    : failing.lastError)};
-    }
+  // Supply copies every node, so it is published at most once per supplyPublishInterval,
+  // except right after a list completed.
+  void publishSupply(bool listed) {
+    if (!nodes_) return;
+    auto [available, reason] = supplyAvailability();
+    const bool availabilityChanged =
+        !supplyPublished_ || available != supplyAvailable_ || reason != supplyReason_;
     const auto now = SteadyClock::now();
-    for (const Watch* w : {&pods_, &namespaces_})
-      if (!w->healthy && now - w->unhealthySince >= options_.unavailableGrace)
-        return {false, "Kubernetes API unreachable (" + w->name + " watch broken for more than " +
-                           std::to_string(options_.unavailableGrace.count()) +
-                           " ms): " + w->lastError};
+    if (!availabilityChanged &&
+        (!supplyDirty_ || (!listed && now - lastSupplyPublish_ < options_.supplyPublishInterval)))
+      return;
+    std::shared_ptr<const engine::SupplySnapshot> snapshot;
+    if (!available) {
+      snapshot = unavailableSupply(reason);
+    } else {
+      std::vector<engine::NodeSupply> nodes;
+      std::vector<engine::PendingQueue> pending;
+      {
+        std::lock_guard lock(mutex_);
+        nodes = supply_.nodes();
+        pending = supply_.pending(unixSeconds());
+        owner_.metrics_->ledgerNodes = supply_.nodeCount();
+      }
+      // Folded per pool here, once per publish, so no request ever walks the nodes.
+      snapshot = std::make_shared<const engine::SupplySnapshot>(
+          engine::summarizeSupply(std::move(nodes), std::move(pending), *ledger_.policy()));
+    }
+    {
+      std::lock_guard lock(owner_.snapshotMutex_);
+      owner_.supply_ = std::move(snapshot);
+    }
+    if (availabilityChanged)
+      options_.log(available ? "info" : "warn",
+                   available ? "GPU supply from the Kubernetes API is live"
+                             : "capacity checks have no live supply: " + reason);
+    if (available) owner_.metrics_->supplySynced = true;
+    supplyDirty_ = false;
+    supplyPublished_ = true;
+    supplyAvailable_ = available;
+    supplyReason_ = reason;
+    lastSupplyPublish_ = now;
+  }
+
+  std::pair<bool, std::string> availability(std::initializer_list<const ListWatch*> ws) const {
+    // Not synced: name the error of a failing watch, else the list still in progress.
+    const ListWatch* unsynced = nullptr;
+    for (const ListWatch* w : ws)
+      if (!w->synced() && (unsynced == nullptr || unsynced->lastError().empty())) unsynced = w;
+    if (unsynced != nullptr)
+      return {false, "Kubernetes API not synced yet: " +
+                         (unsynced->lastError().empty()
+                              ? "initial list of " + unsynced->resource() + " in progress"
+                              : unsynced->lastError())};
+    const auto now = SteadyClock::now();
+    for (const ListWatch* w : ws)
+      if (!w->healthy() && now - w->unhealthySince() >= options_.unavailableGrace)
+        return {false,
+                "Kubernetes API unreachable (" + w->resource() + " watch broken for more than " +
+                    std::to_string(options_.unavailableGrace.count()) + " ms): " + w->lastError()};
     return {true, ""};
   }
 
-  void markHealthy(Watch& w) {
-    if (!w.healthy) options_.log("info", w.name + " watch connected to " + w.client.config().url());
-    w.healthy = true;
-    w.lastError.clear();
+  std::pair<bool, std::string> usageAvailability() const {
+    return availability({&pods_, &namespaces_});
   }
 
-  void markUnhealthy(Watch& w, const std::string& error) {
-    if (w.healthy) w.unhealthySince = SteadyClock::now();
-    w.healthy = false;
-    w.lastError = error;
-    {
-      std::lock_guard lock(mutex_);
-      lastError_ = error;
-    }
-    options_.log("warn", w.name + ": " + error + " (retrying)");
-  }
-
-  std::chrono::milliseconds jittered(std::chrono::milliseconds d) {
-    std::uniform_real_distribution<double> factor(0.8, 1.2);
-    return std::chrono::milliseconds(
-        static_cast<int64_t>(static_cast<double>(d.count()) * factor(rng_)));
-  }
-
-  asio::awaitable<void> sleep(std::chrono::milliseconds d) {
-    asio::steady_timer timer(co_await asio::this_coro::executor);
-    timer.expires_after(d);
-    co_await timer.async_wait(use_awaitable);
+  std::pair<bool, std::string> supplyAvailability() const {
+    return availability({&*nodes_, &pods_});
   }
 
   ClusterUsageSource& owner_;
   ClusterOptions options_;
   PolicyProvider policy_;
-  mutable std::mutex mutex_;  // ledger_ and lastError_: read by metrics scrapes
+  mutable std::mutex mutex_;  // the ledgers and lastError_: read by metrics scrapes
   Ledger ledger_;
+  SupplyLedger supply_;
   std::string lastError_;
-  Watch pods_, namespaces_;
-  std::mt19937 rng_;
-  bool dirty_ = true;
+  ListWatch pods_, namespaces_;
+  std::optional<ListWatch> nodes_;
+  bool usageDirty_ = true;
   bool published_ = false;
   bool publishedAvailable_ = false;
   std::string publishedReason_;
+  bool supplyDirty_ = true;
+  bool supplyPublished_ = false;
+  bool supplyAvailable_ = false;
+  std::string supplyReason_;
+  SteadyClock::time_point lastSupplyPublish_{};
   std::unique_ptr<PrometheusExport> prometheus_;
   SteadyClock::time_point lastGeExport_{};
+  SteadyClock::time_point lastQueueExport_{};
+  std::shared_ptr<const engine::SupplySnapshot> exportedSupply_;
   std::atomic<bool> stopping_{false};
   std::unique_ptr<asio::io_context> io_;
   std::thread thread_;
@@ -405,13 +414,16 @@ class ClusterUsageSource::Runner {
 ClusterUsageSource::ClusterUsageSource(ApiConfig api, ClusterOptions options, PolicyProvider policy,
                                        std::shared_ptr<ClusterMetrics> metrics)
     : metrics_(metrics ? std::move(metrics) : std::make_shared<ClusterMetrics>()),
-      snapshot_(unsyncedSnapshot()) {
+      snapshot_(unsyncedSnapshot()),
+      supply_(unavailableSupply(options.watchNodes
+                                    ? "Kubernetes API not synced yet (initial list of nodes)"
+                                    : "no node source (node watch is off)")) {
   if (!options.clock) {
     options.clock = [] {
       return std::chrono::duration<double>(SteadyClock::now().time_since_epoch()).count();
     };
   }
-  runner_ = std::make_unique<Runner>(*this, std::move(api), std::move(options), std::move(policy));
+  runner_ = std::make_unique<Runner>(*this, api, std::move(options), std::move(policy));
 }
 
 ClusterUsageSource::~ClusterUsageSource() {
@@ -429,6 +441,11 @@ void ClusterUsageSource::stop() {
 std::shared_ptr<const engine::UsageSnapshot> ClusterUsageSource::current() const {
   std::lock_guard lock(snapshotMutex_);
   return snapshot_;
+}
+
+std::shared_ptr<const engine::SupplySnapshot> ClusterUsageSource::currentSupply() const {
+  std::lock_guard lock(snapshotMutex_);
+  return supply_;
 }
 
 std::vector<GeSeconds> ClusterUsageSource::geSeconds() {

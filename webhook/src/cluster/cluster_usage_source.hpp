@@ -1,11 +1,12 @@
-// Live GPU usage from the Kubernetes API: lists then watches pods and namespaces, keeps the
-// usage ledger and publishes immutable UsageSnapshots for the engine.
+// Live GPU usage and supply from the Kubernetes API: lists then watches pods, namespaces and
+// nodes (one ListWatch each), keeps the usage ledger and the supply ledger, and publishes
+// immutable UsageSnapshots and SupplySnapshots for the engine.
 //
 // Wiring (from `serve`):
 //   cluster::ClusterOptions opts;              // kubeconfig or in-cluster, timings
 //   opts.kubeconfig = flags.kubeconfig;        // empty = in-cluster service account
 //   auto usage = cluster::startClusterUsageSource(opts, [&] { return policies.current(); });
-//   ... usage->current() per request, usage->synced() for /readyz,
+//   ... usage->current() and usage->currentSupply() per request, usage->synced() for /readyz,
 //   ... opts.registry = &registry exports watch restarts, last event age, ledger pods and
 //   ... GE-seconds per namespace/class; usage->stop() on shutdown.
 #pragma once
@@ -23,6 +24,7 @@
 #include "cluster/api_config.hpp"
 #include "cluster/ledger.hpp"
 #include "cluster/metrics.hpp"
+#include "engine/supply.hpp"
 #include "engine/usage.hpp"
 #include "policy/policy_set.hpp"
 #include "telemetry/metrics.hpp"
@@ -43,6 +45,9 @@ struct ClusterOptions {
   // PolicySet::quotaUnavailable (fail open or closed).
   std::chrono::milliseconds unavailableGrace{30'000};
   std::chrono::milliseconds publishInterval{50};  // snapshots are coalesced to at most one per
+  // Supply snapshots copy every node: coalesced further.
+  std::chrono::milliseconds supplyPublishInterval{500};
+  bool watchNodes = true;  // false: no node source, capacity checks off (needs RBAC on nodes)
   std::chrono::milliseconds backoffInitial{250};
   std::chrono::milliseconds backoffMax{30'000};
   std::chrono::milliseconds requestTimeout{30'000};
@@ -58,7 +63,7 @@ struct ClusterOptions {
   std::chrono::milliseconds geSecondsExportInterval{5'000};
 };
 
-class ClusterUsageSource final : public engine::UsageSource {
+class ClusterUsageSource final : public engine::UsageSource, public engine::SupplySource {
  public:
   ClusterUsageSource(ApiConfig api, ClusterOptions options, PolicyProvider policy,
                      std::shared_ptr<ClusterMetrics> metrics);
@@ -68,6 +73,8 @@ class ClusterUsageSource final : public engine::UsageSource {
 
   std::shared_ptr<const engine::UsageSnapshot> current() const override;
   bool synced() const override { return metrics_->synced.load(); }
+  // Unavailable until nodes and pods are listed, or when watchNodes is off.
+  std::shared_ptr<const engine::SupplySnapshot> currentSupply() const override;
 
   void start();
   void stop();  // idempotent; joins the watch thread
@@ -77,12 +84,12 @@ class ClusterUsageSource final : public engine::UsageSource {
   std::string lastError() const;
 
  private:
-  struct Watch;
   class Runner;
   std::unique_ptr<Runner> runner_;
   std::shared_ptr<ClusterMetrics> metrics_;
   mutable std::mutex snapshotMutex_;
   std::shared_ptr<const engine::UsageSnapshot> snapshot_;
+  std::shared_ptr<const engine::SupplySnapshot> supply_;
   friend class Runner;
 };
 

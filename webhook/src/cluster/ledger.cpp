@@ -13,16 +13,6 @@ uint64_t groupKey(uint32_t ns, uint32_t cls) {
   return (uint64_t{ns} << 32) | cls;
 }
 
-std::string podKey(const rapidjson::Value& pod) {
-  auto uid = json::path(pod, "metadata", "uid");
-  if (!uid.empty()) return std::string(uid);
-  // Files made from templates carry no uid: namespace/name is unique enough there.
-  auto ns = json::path(pod, "metadata", "namespace");
-  auto name = json::path(pod, "metadata", "name");
-  if (name.empty()) name = json::path(pod, "metadata", "generateName");
-  return std::string(ns.empty() ? "default" : ns) + "/" + std::string(name);
-}
-
 std::string_view namespaceOf(const rapidjson::Value& pod) {
   auto ns = json::path(pod, "metadata", "namespace");
   return ns.empty() ? std::string_view("default") : ns;
@@ -40,6 +30,16 @@ policy::Labels labelsOf(const rapidjson::Value& object) {
 }
 
 }  // namespace
+
+std::string podKeyOf(const rapidjson::Value& pod) {
+  auto uid = json::path(pod, "metadata", "uid");
+  if (!uid.empty()) return std::string(uid);
+  // Files made from templates carry no uid: namespace/name is unique enough there.
+  auto ns = json::path(pod, "metadata", "namespace");
+  auto name = json::path(pod, "metadata", "name");
+  if (name.empty()) name = json::path(pod, "metadata", "generateName");
+  return std::string(ns.empty() ? "default" : ns) + "/" + std::string(name);
+}
 
 bool podHoldsResources(const rapidjson::Value& pod) {
   const auto* deletion = json::member(json::member(pod, "metadata"), "deletionTimestamp");
@@ -107,7 +107,7 @@ void Ledger::setPolicy(std::shared_ptr<const policy::PolicySet> policy) {
 }
 
 void Ledger::upsertPod(const rapidjson::Value& pod) {
-  const auto key = podKey(pod);
+  const auto key = podKeyOf(pod);
   removePod(key);
   if (auto r = recordOf(pod)) {
     addToGroup(*r, +1);
@@ -136,7 +136,7 @@ void Ledger::beginPodList() {
 void Ledger::addPodPage(const rapidjson::Value& items) {
   if (!items.IsArray()) return;
   for (const auto& pod : items.GetArray())
-    if (auto r = recordOf(pod)) stagedPods_.insert_or_assign(podKey(pod), std::move(*r));
+    if (auto r = recordOf(pod)) stagedPods_.insert_or_assign(podKeyOf(pod), std::move(*r));
 }
 
 void Ledger::commitPodList() {
@@ -156,7 +156,7 @@ void Ledger::commitPodList() {
 
 void Ledger::applyPodEvent(EventType type, const rapidjson::Value& pod) {
   if (type == EventType::Deleted)
-    removePod(podKey(pod));
+    removePod(podKeyOf(pod));
   else
     upsertPod(pod);
 }

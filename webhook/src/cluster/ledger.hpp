@@ -109,6 +109,9 @@ class Ledger {
   bool stagingNamespaces_ = false;
 };
 
+// The key the ledgers file a pod under: metadata.uid, or namespace/name for files without uids.
+std::string podKeyOf(const rapidjson::Value& pod);
+
 // A pod holds or waits for its GPUs: not Succeeded/Failed and not being deleted.
 bool podHoldsResources(const rapidjson::Value& pod);
 

@@ -15,8 +15,10 @@ struct ClusterMetrics {
   std::atomic<int64_t> lastEventUnixMs{0};  // wall time of the last list or watch event (0 = none)
   std::atomic<uint64_t> ledgerPods{0};      // pods holding or waiting for GPUs
   std::atomic<uint64_t> ledgerNamespaces{0};
-  std::atomic<bool> synced{false};     // first list of pods and namespaces completed
-  std::atomic<bool> available{false};  // the published snapshot has available == true
+  std::atomic<uint64_t> ledgerNodes{0};
+  std::atomic<bool> supplySynced{false};  // first list of nodes (and pods) completed
+  std::atomic<bool> synced{false};        // first list of pods and namespaces completed
+  std::atomic<bool> available{false};     // the published snapshot has available == true
 };
 
 }  // namespace gpua::cluster

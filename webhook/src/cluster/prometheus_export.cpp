@@ -1,6 +1,8 @@
 #include "cluster/prometheus_export.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <limits>
 
 #include "telemetry/metric_names.hpp"
@@ -21,8 +23,18 @@ PrometheusExport::PrometheusExport(telemetry::Registry& registry,
   registry_.gauge(telemetry::kLedgerPods).get().setCallback([metrics] {
     return static_cast<double>(metrics->ledgerPods.load());
   });
+  // Registered up front so /metrics lists them before the first node or pod arrives.
+  registry_.gauge(telemetry::kPoolNodes);
+  registry_.gauge(telemetry::kPoolAllocatable);
+  registry_.gauge(telemetry::kPoolAllocated);
+  registry_.gauge(telemetry::kPendingPods);
+  registry_.gauge(telemetry::kPendingOldestSeconds);
+  registry_.histogram(telemetry::kScheduleWaitSeconds, scheduleWaitBuckets());
+  registry_.counter(telemetry::kPodStartFailuresTotal);
+  registry_.gauge(telemetry::kQuotaUsed);
+  registry_.gauge(telemetry::kQuotaLimit);
   // Both series exist from the start, so a dashboard shows 0 rather than "no data".
-  for (const char* resource : {"pods", "namespaces"})
+  for (const char* resource : {"pods", "namespaces", "nodes"})
     registry_.counter(telemetry::kWatchRestartsTotal).with({resource});
 }
 
@@ -37,6 +49,71 @@ void PrometheusExport::exportGeSeconds(const std::vector<GeSeconds>& totals) {
     if (t.seconds > done) family.with({t.namespaceName, t.className}).inc(t.seconds - done);
     done = std::max(done, t.seconds);
   }
+}
+
+void PrometheusExport::setGauges(telemetry::GaugeFamily& family,
+                                 const std::map<LabelPair, double>& values,
+                                 std::set<LabelPair>& previous) {
+  for (const auto& labels : previous)
+    if (!values.contains(labels)) family.with({labels.first, labels.second}).set(0);
+  previous.clear();
+  for (const auto& [labels, value] : values) {
+    family.with({labels.first, labels.second}).set(value);
+    previous.insert(labels);
+  }
+}
+
+void PrometheusExport::exportSupply(const engine::SupplySnapshot& supply) {
+  std::map<LabelPair, double> nodes, allocatable, allocated;
+  for (const auto& [pool, p] : supply.pools) {
+    // Disjoint states that add up to the pool's nodes.
+    nodes[{pool, "ready"}] = static_cast<double>(p.nodesSchedulable);
+    nodes[{pool, "not_ready"}] = static_cast<double>(p.nodesNotReady);
+    nodes[{pool, "cordoned"}] = static_cast<double>(
+        std::max<int64_t>(0, p.nodesTotal - p.nodesNotReady - p.nodesSchedulable));
+    for (const auto& [resource, r] : p.resources) {
+      allocatable[{pool, resource}] = static_cast<double>(r.allocatable);
+      allocated[{pool, resource}] = static_cast<double>(r.allocated);
+    }
+  }
+  setGauges(registry_.gauge(telemetry::kPoolNodes), nodes, poolNodes_);
+  setGauges(registry_.gauge(telemetry::kPoolAllocatable), allocatable, allocatable_);
+  setGauges(registry_.gauge(telemetry::kPoolAllocated), allocated, allocated_);
+}
+
+void PrometheusExport::exportPending(const std::vector<engine::PendingQueue>& queues) {
+  std::map<LabelPair, double> pending, oldest;
+  for (const auto& q : queues) {
+    pending[{q.className, q.pool}] = static_cast<double>(q.pods);
+    oldest[{q.className, q.pool}] = q.oldestWaitSeconds;
+  }
+  setGauges(registry_.gauge(telemetry::kPendingPods), pending, pending_);
+  setGauges(registry_.gauge(telemetry::kPendingOldestSeconds), oldest, oldest_);
+}
+
+void PrometheusExport::exportQuotas(const std::vector<QuotaFigure>& figures) {
+  std::map<LabelPair, double> used, limit;
+  for (const auto& f : figures) {
+    used[{f.quota, f.scope}] = f.used;
+    if (f.limit) limit[{f.quota, f.scope}] = *f.limit;
+  }
+  setGauges(registry_.gauge(telemetry::kQuotaUsed), used, quotaUsed_);
+  setGauges(registry_.gauge(telemetry::kQuotaLimit), limit, quotaLimit_);
+}
+
+void PrometheusExport::observeScheduleWaits(const std::vector<ScheduleWait>& waits) {
+  auto& family = registry_.histogram(telemetry::kScheduleWaitSeconds, scheduleWaitBuckets());
+  for (const auto& w : waits) family.with({w.className}).observe(w.seconds);
+}
+
+void PrometheusExport::countStartFailures(const std::vector<StartFailure>& failures) {
+  auto& family = registry_.counter(telemetry::kPodStartFailuresTotal);
+  for (const auto& f : failures) family.with({f.className, f.reason}).inc();
+}
+
+std::vector<double> scheduleWaitBuckets() {
+  return {std::begin(telemetry::kScheduleWaitBucketsSeconds),
+          std::end(telemetry::kScheduleWaitBucketsSeconds)};
 }
 
 }  // namespace gpua::cluster

@@ -1,6 +1,7 @@
 #include "engine/capacity_check.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "engine/pod_demand.hpp"
@@ -19,6 +20,37 @@ struct PoolView {
     const auto it = supply->resources.find(name);
     return it == supply->resources.end() || it->second.nodes == 0 ? nullptr : &it->second;
   }
+};
+
+// The class's pools with their supply, looked up once. Classes name a few pools; a fixed array
+// keeps the request path free of allocations (more pools than that spill to the heap).
+class PoolViews {
+ public:
+  PoolViews(const std::vector<const policy::Pool*>& pools, const SupplySnapshot& supply) {
+    for (const auto* p : pools) add({p, supply.pool(p->name)});
+  }
+  std::size_t size() const { return count_; }
+  const PoolView& operator[](std::size_t i) const {
+    return i < fixed_.size() ? fixed_[i] : spill_[i - fixed_.size()];
+  }
+  // The pools where some usable node has at least `demand` units of `resource`.
+  bool fits(std::size_t i, std::string_view resource, int64_t demand) const {
+    const auto* r = (*this)[i].resource(resource);
+    return r != nullptr && r->maxPerNode >= demand;
+  }
+
+ private:
+  void add(PoolView v) {
+    if (count_ < fixed_.size()) {
+      fixed_[count_] = v;
+    } else {
+      spill_.push_back(v);
+    }
+    ++count_;
+  }
+  std::array<PoolView, 4> fixed_{};
+  std::vector<PoolView> spill_;
+  std::size_t count_ = 0;
 };
 
 std::string head(const CapacityInput& in) {
@@ -57,24 +89,24 @@ std::string remedy(const CapacityInput& in, std::string_view resource) {
          " to the pool, or check their device plugin";
 }
 
-Violation noneOffers(const CapacityInput& in, const std::vector<PoolView>& pools,
-                     std::string_view resource, bool advisory) {
+Violation noneOffers(const CapacityInput& in, const PoolViews& pools, std::string_view resource,
+                     bool advisory) {
   std::vector<std::string> parts;
-  for (const auto& p : pools) parts.push_back(offers(p));
+  for (std::size_t i = 0; i < pools.size(); ++i) parts.push_back(offers(pools[i]));
   return {std::string(kNoCapacityRule),
           head(in) + ": " + text::join(parts, "; ") + "; none offers " + std::string(resource) +
               ": " + remedy(in, resource),
           advisory};
 }
 
-Violation tooLarge(const CapacityInput& in, const std::vector<PoolView>& pools,
-                   std::string_view resource, int64_t demand, bool advisory) {
+Violation tooLarge(const CapacityInput& in, const PoolViews& pools, std::string_view resource,
+                   int64_t demand, bool advisory) {
   int64_t largest = 0;
   std::string where;
-  for (const auto& p : pools)
-    if (const auto* r = p.resource(resource); r != nullptr && r->maxPerNode > largest) {
+  for (std::size_t i = 0; i < pools.size(); ++i)
+    if (const auto* r = pools[i].resource(resource); r != nullptr && r->maxPerNode > largest) {
       largest = r->maxPerNode;
-      where = p.pool->name;
+      where = pools[i].pool->name;
     }
   return {std::string(kNoCapacityRule),
           head(in) + " needs " + units(demand, resource) + " on one node, but the largest " +
@@ -122,12 +154,13 @@ std::optional<double> factorOf(const CapacityInput& in, const policy::Pool& pool
 }
 
 // Fires only when every pool that can hold the pod would be stranded by it.
-void checkStranding(const CapacityInput& in, const std::vector<PoolView>& fitting,
-                    std::string_view resource, int64_t demand, bool advisory,
-                    std::vector<Violation>& out) {
+void checkStranding(const CapacityInput& in, const PoolViews& pools, std::string_view resource,
+                    int64_t demand, bool advisory, std::vector<Violation>& out) {
   std::optional<CpuMemoryDemand> pod;
   std::string first;
-  for (const auto& p : fitting) {
+  for (std::size_t i = 0; i < pools.size(); ++i) {
+    if (!pools.fits(i, resource, demand)) continue;
+    const PoolView& p = pools[i];
     const auto factor = factorOf(in, *p.pool);
     if (!factor) return;
     if (!pod) pod = perNodeCpuMemory(in.pod, in.gpu);
@@ -166,11 +199,16 @@ std::string queue(const CapacityInput& in, const policy::Pool& pool) {
          (pods == 1 ? " is" : " are") + " waiting, the oldest for " + duration(oldest);
 }
 
-void waitingHint(const CapacityInput& in, const std::vector<PoolView>& fitting,
-                 std::string_view resource, int64_t demand, std::vector<std::string>& out) {
-  for (const auto& p : fitting)
-    if (p.resource(resource)->maxFreePerNode >= demand) return;  // some node has room now
-  const PoolView& p = fitting.front();
+void waitingHint(const CapacityInput& in, const PoolViews& pools, std::string_view resource,
+                 int64_t demand, std::vector<std::string>& out) {
+  const PoolView* first = nullptr;
+  for (std::size_t i = 0; i < pools.size(); ++i) {
+    if (!pools.fits(i, resource, demand)) continue;
+    if (pools[i].resource(resource)->maxFreePerNode >= demand) return;  // room somewhere now
+    if (first == nullptr) first = &pools[i];
+  }
+  if (first == nullptr) return;
+  const PoolView& p = *first;
   const ResourceSupply& r = *p.resource(resource);
   const int64_t free = std::max<int64_t>(0, r.allocatable - r.allocated);
   std::string hint = "pool " + p.pool->name + ": " + std::to_string(free) + " of " +
@@ -195,24 +233,22 @@ void checkCapacity(const CapacityInput& in, std::vector<Violation>& violations,
       in.supply.policyRevision != in.policy.revision || in.pools.empty())
     return;
   const bool advisory = check == policy::CapacityCheck::Warn;
-  std::vector<PoolView> pools;
-  pools.reserve(in.pools.size());
-  for (const auto* p : in.pools) pools.push_back({p, in.supply.pool(p->name)});
-  for (const auto& [resource, demand] : perNodeGpuDemand(in.gpu, in.rewriteTo)) {
-    std::vector<PoolView> fitting;
-    bool offered = false;
-    for (const auto& p : pools)
-      if (const auto* r = p.resource(resource)) {
-        offered = true;
-        if (r->maxPerNode >= demand) fitting.push_back(p);
-      }
+  const PoolViews pools(in.pools, in.supply);
+  const GpuDemand demands = perNodeGpuDemand(in.gpu, in.rewriteTo);
+  for (std::size_t d = 0; d < demands.size(); ++d) {
+    const auto [resource, demand] = demands[d];
+    bool offered = false, fits = false;
+    for (std::size_t i = 0; i < pools.size(); ++i) {
+      offered = offered || pools[i].resource(resource) != nullptr;
+      fits = fits || pools.fits(i, resource, demand);
+    }
     if (!offered) {
       violations.push_back(noneOffers(in, pools, resource, advisory));
-    } else if (fitting.empty()) {
+    } else if (!fits) {
       violations.push_back(tooLarge(in, pools, resource, demand, advisory));
     } else {
-      checkStranding(in, fitting, resource, demand, advisory, violations);
-      waitingHint(in, fitting, resource, demand, warnings);
+      checkStranding(in, pools, resource, demand, advisory, violations);
+      waitingHint(in, pools, resource, demand, warnings);
     }
   }
 }

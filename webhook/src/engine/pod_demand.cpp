@@ -1,6 +1,7 @@
 #include "engine/pod_demand.hpp"
 
 #include <algorithm>
+#include <string>
 
 #include "engine/json_util.hpp"
 #include "engine/resource_quantity.hpp"
@@ -45,26 +46,42 @@ int64_t milliOf(const ContainerGpu& c, std::string_view name) {
 
 }  // namespace
 
-ResourceUnits perNodeGpuDemand(const PodGpu& gpu, std::string_view rewriteTo) {
-  std::map<std::string_view, Fold> folds;
-  for (const auto& c : gpu.containers) {
-    std::map<std::string_view, int64_t> mine;  // one container may list a resource once
-    for (const auto& e : c.gpus) {
-      const std::string_view name =
-          !rewriteTo.empty() && e.resource == kWholeGpu ? rewriteTo : e.resource;
-      mine[name] = addUnits(mine[name], e.units());
-    }
-    for (auto& [name, fold] : folds)
-      if (!mine.contains(name)) fold.add(c, 0);  // keeps sidecars and order right for others
-    for (const auto& [name, n] : mine) {
-      auto [it, fresh] = folds.try_emplace(name);
-      (void)fresh;
-      it->second.add(c, n);
-    }
+void GpuDemand::add(ResourceDemand d) {
+  if (count_ < fixed_.size()) {
+    fixed_[count_] = d;
+  } else {
+    spill_.push_back(d);
   }
-  ResourceUnits out;
-  for (const auto& [name, fold] : folds)
-    if (fold.total() > 0) out.emplace(std::string(name), fold.total());
+  ++count_;
+}
+
+int64_t GpuDemand::of(std::string_view resource) const {
+  for (std::size_t i = 0; i < count_; ++i)
+    if ((*this)[i].resource == resource) return (*this)[i].units;
+  return 0;
+}
+
+GpuDemand perNodeGpuDemand(const PodGpu& gpu, std::string_view rewriteTo) {
+  auto nameOf = [&](const GpuEntry& e) {
+    return !rewriteTo.empty() && e.resource == kWholeGpu ? rewriteTo : e.resource;
+  };
+  GpuDemand out;
+  // One fold per distinct resource, over every container in order: pods name one or two.
+  for (std::size_t ci = 0; ci < gpu.containers.size(); ++ci)
+    for (const auto& first : gpu.containers[ci].gpus) {
+      const std::string_view name = nameOf(first);
+      bool seen = false;
+      for (std::size_t i = 0; i < out.size() && !seen; ++i) seen = out[i].resource == name;
+      if (seen) continue;
+      Fold fold;
+      for (const auto& c : gpu.containers) {
+        int64_t mine = 0;
+        for (const auto& e : c.gpus)
+          if (nameOf(e) == name) mine = addUnits(mine, e.units());
+        fold.add(c, mine);
+      }
+      if (fold.total() > 0) out.add({name, fold.total()});
+    }
   return out;
 }
 

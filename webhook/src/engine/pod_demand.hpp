@@ -4,16 +4,40 @@
 // resources (after the class's rewrite) and, on demand, CPU and memory.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "engine/gpu_request.hpp"
-#include "engine/supply.hpp"
 
 namespace gpua::engine {
 
-// GPU units per resource name, nvidia.com/gpu counted as `rewriteTo` when that is non-empty.
-ResourceUnits perNodeGpuDemand(const PodGpu& gpu, std::string_view rewriteTo);
+struct ResourceDemand {
+  std::string_view resource;  // a view into the pod or the policy (valid for one decide())
+  int64_t units = 0;
+};
+
+// The per-node demand of each GPU resource a pod asks for. Held in place for the usual few
+// resources, so the request path allocates nothing for it.
+class GpuDemand {
+ public:
+  void add(ResourceDemand d);
+  std::size_t size() const { return count_; }
+  const ResourceDemand& operator[](std::size_t i) const {
+    return i < fixed_.size() ? fixed_[i] : spill_[i - fixed_.size()];
+  }
+  int64_t of(std::string_view resource) const;  // 0 when not asked for
+
+ private:
+  std::array<ResourceDemand, 4> fixed_{};
+  std::vector<ResourceDemand> spill_;  // a fifth resource and beyond (rare)
+  std::size_t count_ = 0;
+};
+
+// GPU units per resource name, nvidia.com/gpu counted as `rewriteTo` when that is non-empty;
+// resources with demand 0 are left out.
+GpuDemand perNodeGpuDemand(const PodGpu& gpu, std::string_view rewriteTo);
 
 struct CpuMemoryDemand {
   int64_t cpuMillis = 0;

@@ -26,6 +26,12 @@ inline constexpr std::string_view kViolations[] = {"rule", "mode"};
 inline constexpr std::string_view kResource[] = {"resource"};
 inline constexpr std::string_view kNamespaceClass[] = {"namespace", "class"};
 inline constexpr std::string_view kPolicy[] = {"policy"};
+inline constexpr std::string_view kPoolState[] = {"pool", "state"};
+inline constexpr std::string_view kPoolResource[] = {"pool", "resource"};
+inline constexpr std::string_view kClassPool[] = {"class", "pool"};
+inline constexpr std::string_view kClass[] = {"class"};
+inline constexpr std::string_view kClassReason[] = {"class", "reason"};
+inline constexpr std::string_view kQuotaScope[] = {"quota", "scope"};
 inline constexpr std::string_view kBuild[] = {"version", "revision"};
 }  // namespace labels
 
@@ -119,5 +125,62 @@ inline constexpr MetricDef kGpuEquivalentSecondsTotal{
 inline constexpr MetricDef kQuotaUnavailableTotal{
     "gpu_admission_quota_unavailable_total",
     "Quota checks made without live usage data, by the fallback policy applied.", labels::kPolicy};
+
+// ---- supply and queue (cluster client, node watch) ----
+
+// Nodes of each pool (a node in several pools counts in each). state: ready (Ready and
+// schedulable), not_ready (Ready condition not True), cordoned (spec.unschedulable, or a taint the
+// pool does not tolerate).
+inline constexpr MetricDef kPoolNodes{
+    "gpu_admission_pool_nodes", "Nodes of each GPU pool, by state (ready, not_ready, cordoned).",
+    labels::kPoolState};
+
+// status.allocatable summed over the pool's usable nodes, per GPU resource name.
+inline constexpr MetricDef kPoolAllocatable{
+    "gpu_admission_pool_allocatable",
+    "GPU units the pool's usable nodes advertise (status.allocatable), by resource.",
+    labels::kPoolResource};
+
+// Requests of the non-terminal pods bound to the pool's usable nodes, per GPU resource name.
+inline constexpr MetricDef kPoolAllocated{
+    "gpu_admission_pool_allocated",
+    "GPU units requested by pods bound to the pool's usable nodes, by resource.",
+    labels::kPoolResource};
+
+// GPU pods without spec.nodeName. class/pool: "" when unclassified or the pool is not known.
+inline constexpr MetricDef kPendingPods{"gpu_admission_pending_pods",
+                                        "GPU pods not yet bound to a node, by class and pool.",
+                                        labels::kClassPool};
+
+inline constexpr MetricDef kPendingOldestSeconds{
+    "gpu_admission_pending_oldest_seconds",
+    "Seconds the oldest unbound GPU pod of each class and pool has waited since creation.",
+    labels::kClassPool};
+
+// Creation to PodScheduled=True (its lastTransitionTime), once per GPU pod. Buckets:
+// scheduleWaitBucketsSeconds() (1 s .. 24 h).
+inline constexpr MetricDef kScheduleWaitSeconds{
+    "gpu_admission_schedule_wait_seconds",
+    "Time from creation to being scheduled (PodScheduled=True) of GPU pods, by class.",
+    labels::kClass};
+
+// GPU pods that failed at start (status.phase Failed) for a device or resource reason:
+// UnexpectedAdmissionError, OutOf<resource> (OutOfOther for resources the policy does not use).
+inline constexpr MetricDef kPodStartFailuresTotal{
+    "gpu_admission_pod_start_failures_total",
+    "GPU pods that failed at start for device reasons, by class and reason.", labels::kClassReason};
+
+// GPU-equivalents used and allowed per quota. scope: total | class:<name>, and for per-namespace
+// quotas namespace:<ns> | namespace:<ns>/class:<name>.
+inline constexpr MetricDef kQuotaUsed{"gpu_admission_quota_used",
+                                      "GPU-equivalents in use under each quota and scope.",
+                                      labels::kQuotaScope};
+inline constexpr MetricDef kQuotaLimit{"gpu_admission_quota_limit",
+                                       "GPU-equivalents each quota and scope allows.",
+                                       labels::kQuotaScope};
+
+// Upper bounds of the schedule wait buckets: 1 s to 24 h.
+inline constexpr double kScheduleWaitBucketsSeconds[] = {
+    1, 5, 15, 30, 60, 120, 300, 600, 1200, 1800, 3600, 7200, 14400, 21600, 43200, 86400};
 
 }  // namespace gpua::telemetry

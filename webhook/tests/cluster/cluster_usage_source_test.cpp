@@ -180,7 +180,7 @@ TEST_F(ClusterSourceTest, MetricsReachThePrometheusRegistry) {
   o.registry = &registry;
   o.geSecondsExportInterval = 10ms;
   source = startClusterUsageSource(o, [this] { return policy; });
-  ASSERT_TRUE(eventually([&] { return source->synced() && server.openWatches() == 2; }));
+  ASSERT_TRUE(eventually([&] { return source->synced() && server.openWatches() == 3; }));
   server.dropWatches();
   const std::string restarts = "gpu_admission_watch_restarts_total{resource=\"pods\"} 1\n";
   const std::string geSeconds =
@@ -219,14 +219,14 @@ TEST_F(ClusterSourceTest, BrokenWatchResumesFromResourceVersionWithoutDoubleCoun
   addTraining("t1", 4);
   startSynced();
   const int lists = server.count("/api/v1/pods?limit=");
-  ASSERT_TRUE(eventually([&] { return server.openWatches() == 2; }));
+  ASSERT_TRUE(eventually([&] { return server.openWatches() == 3; }));
   for (int round = 0; round < 3; ++round) {
     const int watches = server.count("?watch=1");
     server.dropWatches(/*midEvent=*/round % 2 == 0);
     addTraining("r" + std::to_string(round), 1);
-    // Both watches (pods and namespaces) come back before the next drop.
+    // All three watches (pods, namespaces, nodes) come back before the next drop.
     ASSERT_TRUE(eventually(
-        [&] { return server.count("?watch=1") >= watches + 2 && server.openWatches() == 2; }));
+        [&] { return server.count("?watch=1") >= watches + 3 && server.openWatches() == 3; }));
   }
   server.bookmark();
   EXPECT_TRUE(geBecomes("vision", 7));
@@ -403,6 +403,173 @@ TEST_F(ClusterSourceTest, MissingKubeconfigFailsAtStart) {
   ClusterOptions o;
   o.kubeconfig = dir.path() + "/nothing";
   EXPECT_THROW(startClusterUsageSource(o, [this] { return policy; }), ClusterConfigError);
+}
+
+// ---- nodes: the supply snapshot beside the usage snapshot ----
+
+std::string nodeJson(const std::string& name, const std::string& allocatable, bool ready = true,
+                     bool cordoned = false, const std::string& pool = "infer-a100") {
+  return R"({"apiVersion":"v1","kind":"Node","metadata":{"name":")" + name +
+         R"(","labels":{"gpu-admission.io/pool":")" + pool + R"("}},"spec":{"unschedulable":)" +
+         (cordoned ? "true" : "false") +
+         R"(},"status":{"allocatable":{"cpu":"96","memory":"1Ti",)" + allocatable +
+         R"(},"conditions":[{"type":"Ready","status":")" + (ready ? "True" : "False") + R"("}]}})";
+}
+
+std::string boundPod(const std::string& name, const std::string& node, const std::string& resource,
+                     int units, const std::string& phase = "Running",
+                     const std::string& extraStatus = "") {
+  return R"({"metadata":{"name":")" + name + R"(","namespace":"vision","uid":"uid-)" + name +
+         R"(","creationTimestamp":"2026-01-01T00:00:00Z","labels":{"gpu-admission.io/class":"inference"}},"spec":{)" +
+         (node.empty() ? "" : R"("nodeName":")" + node + "\",") +
+         R"("containers":[{"name":"c","resources":{"limits":{")" + resource + R"(":")" +
+         std::to_string(units) + R"("}}}]},"status":{"phase":")" + phase + "\"" + extraStatus +
+         "}}";
+}
+
+class NodeSourceTest : public ClusterSourceTest {
+ protected:
+  std::shared_ptr<const engine::SupplySnapshot> supply() { return source->currentSupply(); }
+  const engine::NodeSupply* node(const engine::SupplySnapshot& s, const std::string& name) {
+    for (const auto& n : s.nodes)
+      if (n.name == name) return &n;
+    return nullptr;
+  }
+  // Waits until node `name` satisfies `check` in the published supply.
+  bool nodeBecomes(const std::string& name,
+                   const std::function<bool(const engine::NodeSupply&)>& check) {
+    return eventually([&] {
+      const auto s = supply();
+      const auto* n = node(*s, name);
+      return s->available && n != nullptr && check(*n);
+    });
+  }
+  ClusterOptions nodeOptions() {
+    auto o = options(server.caPem());
+    o.supplyPublishInterval = 10ms;
+    return o;
+  }
+};
+
+TEST_F(NodeSourceTest, NodesAppearAreCordonedGoNotReadyAndChangeMigLayout) {
+  server.upsertNode(nodeJson("a1", R"("nvidia.com/gpu":"0","nvidia.com/mig-1g.10gb":"7")"));
+  server.upsertPod(boundPod("i1", "a1", "nvidia.com/mig-1g.10gb", 2));
+  source = startClusterUsageSource(nodeOptions(), [this] { return policy; });
+  EXPECT_FALSE(source->currentSupply()->available);  // nothing listed yet
+  ASSERT_TRUE(nodeBecomes("a1", [](const engine::NodeSupply& n) {
+    return n.ready && n.allocatable.at("nvidia.com/mig-1g.10gb") == 7 &&
+           n.allocated.at("nvidia.com/mig-1g.10gb") == 2 && n.cpuMillis == 96000;
+  })) << source->currentSupply()->unavailableReason;
+  EXPECT_TRUE(source->metrics().supplySynced.load());
+  // Folded per pool by the source, for the policy in force.
+  EXPECT_EQ(supply()->policyRevision, policy->revision);
+  ASSERT_NE(supply()->pool("infer-a100"), nullptr);
+  EXPECT_EQ(supply()->pool("infer-a100")->nodesSchedulable, 1);
+  EXPECT_EQ(supply()->pool("infer-a100")->resources.at("nvidia.com/mig-1g.10gb").allocated, 2);
+
+  server.upsertNode(nodeJson("a2", R"("nvidia.com/mig-1g.10gb":"7")"));
+  ASSERT_TRUE(nodeBecomes("a2", [](const engine::NodeSupply& n) { return n.ready; }));
+  server.upsertNode(nodeJson("a2", R"("nvidia.com/mig-1g.10gb":"7")", true, /*cordoned=*/true));
+  ASSERT_TRUE(nodeBecomes("a2", [](const engine::NodeSupply& n) { return n.unschedulable; }));
+  server.upsertNode(nodeJson("a2", R"("nvidia.com/mig-1g.10gb":"7")", /*ready=*/false, true));
+  ASSERT_TRUE(nodeBecomes("a2", [](const engine::NodeSupply& n) { return !n.ready; }));
+  // The MIG layout changes: 1g.10gb slices become 2g.20gb.
+  server.upsertNode(nodeJson("a1", R"("nvidia.com/mig-2g.20gb":"3")"));
+  ASSERT_TRUE(nodeBecomes("a1", [](const engine::NodeSupply& n) {
+    return n.allocatable.count("nvidia.com/mig-1g.10gb") == 0 &&
+           n.allocatable.at("nvidia.com/mig-2g.20gb") == 3;
+  }));
+  server.deleteNode("a2");
+  EXPECT_TRUE(eventually([&] { return supply()->nodes.size() == 1; }));
+  // The pod still holds its slices on a1 until it ends.
+  server.upsertPod(boundPod("i1", "a1", "nvidia.com/mig-1g.10gb", 2, "Succeeded"));
+  EXPECT_TRUE(nodeBecomes("a1", [](const engine::NodeSupply& n) { return n.allocated.empty(); }));
+}
+
+TEST_F(NodeSourceTest, ForbiddenNodesLeaveUsageLiveAndSupplyUnavailable) {
+  server.setForbidden("nodes", true);
+  source = startClusterUsageSource(nodeOptions(), [this] { return policy; });
+  ASSERT_TRUE(eventually([&] { return source->synced(); }));
+  EXPECT_TRUE(source->current()->available);
+  ASSERT_TRUE(eventually([&] {
+    return supply()->unavailableReason.find("403 Forbidden") != std::string::npos;
+  })) << supply()->unavailableReason;
+  EXPECT_NE(supply()->unavailableReason.find("on resource \"nodes\""), std::string::npos);
+  EXPECT_FALSE(supply()->available);
+  server.setForbidden("nodes", false);
+  EXPECT_TRUE(eventually([&] { return supply()->available; }));
+}
+
+TEST_F(NodeSourceTest, NodeWatchOffMeansNoNodeSource) {
+  auto o = nodeOptions();
+  o.watchNodes = false;
+  source = startClusterUsageSource(o, [this] { return policy; });
+  ASSERT_TRUE(eventually([&] { return source->synced(); }));
+  EXPECT_EQ(server.count("/api/v1/nodes"), 0);
+  EXPECT_FALSE(supply()->available);
+  EXPECT_EQ(supply()->unavailableReason, "no node source (node watch is off)");
+}
+
+TEST_F(NodeSourceTest, NodeWatchExpiresAndRelistsLikeTheOthers) {
+  server.upsertNode(nodeJson("a1", R"("nvidia.com/mig-1g.10gb":"7")"));
+  source = startClusterUsageSource(nodeOptions(), [this] { return policy; });
+  ASSERT_TRUE(nodeBecomes("a1", [](const engine::NodeSupply&) { return true; }));
+  const int lists = server.count("/api/v1/nodes?limit=");
+  server.setReachable(false);  // the client misses the next events...
+  server.upsertNode(nodeJson("a3", R"("nvidia.com/mig-1g.10gb":"7")"));
+  server.deleteNode("a1");
+  server.compact();  // ...and they fall out of the server's history
+  server.setReachable(true);
+  EXPECT_TRUE(nodeBecomes("a3", [](const engine::NodeSupply&) { return true; }));
+  EXPECT_TRUE(eventually([&] { return supply()->nodes.size() == 1; }));
+  EXPECT_TRUE(eventually([&] { return server.count("/api/v1/nodes?limit=") > lists; }));
+}
+
+TEST_F(NodeSourceTest, QueueMetricsFollowPendingBindingAndFailures) {
+  telemetry::Registry registry;
+  auto o = nodeOptions();
+  o.registry = &registry;
+  server.upsertPod(boundPod("w1", "", "nvidia.com/mig-1g.10gb", 1));
+  source = startClusterUsageSource(o, [this] { return policy; });
+  const std::string pending =
+      "gpu_admission_pending_pods{class=\"inference\",pool=\"infer-a100\"} 1\n";
+  ASSERT_TRUE(eventually([&] { return registry.render().find(pending) != std::string::npos; }))
+      << registry.render();
+  // Bound 90 s after creation: one observation in the 120 s bucket, none in the 60 s one.
+  server.upsertPod(boundPod(
+      "w1", "a1", "nvidia.com/mig-1g.10gb", 1, "Running",
+      R"(,"conditions":[{"type":"PodScheduled","status":"True","lastTransitionTime":"2026-01-01T00:01:30Z"}])"));
+  const std::string count = "gpu_admission_schedule_wait_seconds_count{class=\"inference\"} 1\n";
+  ASSERT_TRUE(eventually([&] { return registry.render().find(count) != std::string::npos; }))
+      << registry.render();
+  const auto text = registry.render();
+  EXPECT_NE(
+      text.find("gpu_admission_schedule_wait_seconds_bucket{class=\"inference\",le=\"60\"} 0\n"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(
+      text.find("gpu_admission_schedule_wait_seconds_bucket{class=\"inference\",le=\"120\"} 1\n"),
+      std::string::npos);
+  EXPECT_NE(text.find("gpu_admission_pending_pods{class=\"inference\",pool=\"infer-a100\"} 0\n"),
+            std::string::npos);
+  server.upsertPod(boundPod("f1", "a1", "nvidia.com/mig-1g.10gb", 1, "Failed",
+                            R"(,"reason":"UnexpectedAdmissionError")"));
+  const std::string failure =
+      "gpu_admission_pod_start_failures_total{class=\"inference\",reason="
+      "\"UnexpectedAdmissionError\"} 1\n";
+  EXPECT_TRUE(eventually([&] { return registry.render().find(failure) != std::string::npos; }))
+      << registry.render();
+  // team-vision: 16 GE, 14 for training; the running inference slice is 1/7.
+  EXPECT_TRUE(eventually([&] {
+    const auto t = registry.render();
+    return t.find("gpu_admission_quota_limit{quota=\"team-vision\",scope=\"total\"} 16\n") !=
+               std::string::npos &&
+           t.find(
+               "gpu_admission_quota_limit{quota=\"team-vision\",scope=\"class:training\"} 14\n") !=
+               std::string::npos &&
+           t.find("gpu_admission_quota_used{quota=\"team-vision\",scope=\"total\"} 0.142857") !=
+               std::string::npos;
+  })) << registry.render();
 }
 
 }  // namespace

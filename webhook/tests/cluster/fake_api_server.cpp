@@ -214,7 +214,8 @@ class FakeApiServer::Impl {
         if (!token.empty() && auth != "Bearer " + token) {
           code = 401;
           body = status(401, "Unauthorized", "Unauthorized");
-        } else if (path != "/api/v1/pods" && path != "/api/v1/namespaces") {
+        } else if (path != "/api/v1/pods" && path != "/api/v1/namespaces" &&
+                   path != "/api/v1/nodes") {
           code = 404;
           body = status(404, "NotFound", "the server could not find the requested resource");
         } else if (forbidden[resource]) {
@@ -277,7 +278,9 @@ class FakeApiServer::Impl {
     std::string meta = R"({"resourceVersion":")" + std::to_string(listRv) + "\"";
     if (more)
       meta += R"(,"continue":")" + std::to_string(offset + n) + "-" + std::to_string(listRv) + "\"";
-    const std::string kind = resource == "pods" ? "PodList" : "NamespaceList";
+    const std::string kind = resource == "pods"    ? "PodList"
+                             : resource == "nodes" ? "NodeList"
+                                                   : "NamespaceList";
     return R"({"kind":")" + kind + R"(","apiVersion":"v1","metadata":)" + meta + R"(},"items":[)" +
            items + "]}";
   }
@@ -443,6 +446,25 @@ void FakeApiServer::deleteNamespace(const std::string& name) {
   rapidjson::Document d;
   d.Parse(it->second.data(), it->second.size());  // sized: no SSE2 read past the end
   impl_->record("namespaces", name, "DELETED", d);
+}
+
+void FakeApiServer::upsertNode(const std::string& nodeJson) {
+  rapidjson::Document d;
+  d.Parse(nodeJson.data(), nodeJson.size());
+  const std::string name = d["metadata"]["name"].GetString();
+  std::lock_guard lock(impl_->mu);
+  const bool exists = impl_->objects["nodes"].count(name) > 0;
+  impl_->record("nodes", name, exists ? "MODIFIED" : "ADDED", d);
+}
+
+void FakeApiServer::deleteNode(const std::string& name) {
+  std::lock_guard lock(impl_->mu);
+  auto& all = impl_->objects["nodes"];
+  auto it = all.find(name);
+  if (it == all.end()) return;
+  rapidjson::Document d;
+  d.Parse(it->second.data(), it->second.size());  // sized: no SSE2 read past the end
+  impl_->record("nodes", name, "DELETED", d);
 }
 
 std::string FakeApiServer::resourceVersion() const {

@@ -1,7 +1,8 @@
 // A test Kubernetes API server: TLS on 127.0.0.1 (self-signed, generated in memory), speaking
-// the real list and watch protocol for pods and namespaces: paginated lists with limit/continue,
-// chunked watch streams of {"type":...,"object":...} lines, resourceVersion semantics, BOOKMARK
-// and ERROR events, 410 Gone after compaction, bearer tokens, RBAC 403s, dropped connections.
+// the real list and watch protocol for pods, namespaces and nodes: paginated lists with
+// limit/continue, chunked watch streams of {"type":...,"object":...} lines, resourceVersion
+// semantics, BOOKMARK and ERROR events, 410 Gone after compaction, bearer tokens, RBAC 403s,
+// dropped connections.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,8 @@ class FakeApiServer {
   void deletePod(const std::string& ns, const std::string& name);
   void upsertNamespace(const std::string& name, const std::map<std::string, std::string>& labels);
   void deleteNamespace(const std::string& name);
+  void upsertNode(const std::string& nodeJson);  // keyed by metadata.name
+  void deleteNode(const std::string& name);
   std::string resourceVersion() const;
 
   void bookmark();  // a BOOKMARK event on every open watch
@@ -39,7 +42,8 @@ class FakeApiServer {
   void setToken(const std::string& token);
   // false: every new connection is closed right after accept, and open watches are dropped.
   void setReachable(bool reachable);
-  void setForbidden(const std::string& resource, bool forbidden);  // 403 for "pods"/"namespaces"
+  void setForbidden(const std::string& resource,
+                    bool forbidden);  // 403 for "pods"/"namespaces"/"nodes"
 
   // Request log: "GET /api/v1/pods?limit=2 token=abc".
   std::vector<std::string> requests() const;

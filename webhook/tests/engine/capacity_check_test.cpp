@@ -129,8 +129,8 @@ TEST(CapacityCheck, PerNodeDemandWithInitContainersAndSidecars) {
   rapidjson::Document doc = parse(pod);
   const PodView view = podViewOf(doc);
   const PodGpu gpu = analyzeGpu(view, makePolicy(), nullptr);
-  EXPECT_EQ(perNodeGpuDemand(gpu, "").at("nvidia.com/gpu"), 4);
-  EXPECT_EQ(perNodeGpuDemand(gpu, "nvidia.com/mig-2g.20gb").at("nvidia.com/mig-2g.20gb"), 4);
+  EXPECT_EQ(perNodeGpuDemand(gpu, "").of("nvidia.com/gpu"), 4);
+  EXPECT_EQ(perNodeGpuDemand(gpu, "nvidia.com/mig-2g.20gb").of("nvidia.com/mig-2g.20gb"), 4);
   const std::string cpuPod =
       R"({"kind":"Pod","metadata":{"name":"p"},"spec":{"overhead":{"cpu":"250m"},)"
       R"("containers":[{"name":"a","resources":{"requests":{"cpu":"1.5","memory":"1Gi"}}},)"
@@ -161,7 +161,8 @@ TEST(CapacityCheck, Stranding) {
   EXPECT_EQ(find(decideWith(fair, p, {h100("h-1")}), "gpu-stranding"), nullptr);
   const std::string memoryHog =
       gpuPod(kTraining, R"({"requests":{"memory":"900Gi"},"limits":{"nvidia.com/gpu":2}})");
-  const Violation* m = find(decideWith(memoryHog, p, {h100("h-1")}), "gpu-stranding");
+  const Decision hog = decideWith(memoryHog, p, {h100("h-1")});
+  const Violation* m = find(hog, "gpu-stranding");
   ASSERT_NE(m, nullptr);
   EXPECT_NE(m->message.find("allows at most 384 GiB of memory"), std::string::npos) << m->message;
   // The class's factor wins over the pool's; without any factor nothing is checked.

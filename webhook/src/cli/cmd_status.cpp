@@ -1,0 +1,358 @@
+// gpu-admission status: what on-call and team leads look at first, `kubectl top` for GPUs. Per
+// pool: nodes and GPU units allocatable / allocated / free with the queue; per quota: used
+// against the limit in GPU-equivalents; per class: the queue, pods bound in the last hour and
+// their wait. From the cluster (one list of pods, namespaces and nodes) or snapshot files.
+//
+// Exit status: 0 report printed, 1 the cluster could not be read, 2 usage error or bad input.
+#include <rapidjson/prettywriter.h>
+#include <rapidjson/stringbuffer.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include "cli/command_registry.hpp"
+#include "cli/support_args.hpp"
+#include "cli/support_command.hpp"
+#include "cli/support_context.hpp"
+#include "cli/support_document.hpp"
+#include "cli/support_split.hpp"
+#include "cluster/api_client.hpp"
+#include "cluster/api_config.hpp"
+#include "cluster/cluster_lists.hpp"
+#include "cluster/node_decode.hpp"
+#include "cluster/rfc3339.hpp"
+#include "cluster/status_report.hpp"
+#include "cluster/supply_ledger.hpp"
+#include "cluster/usage_file.hpp"
+#include "engine/supply.hpp"
+
+namespace gpua::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: gpu-admission status [--kubeconfig FILE | --in-cluster | --pods FILE --nodes FILE]\n"
+    "                            [options]\n"
+    "\n"
+    "GPU supply and the queue: per pool, nodes ready/total and per GPU resource allocatable,\n"
+    "allocated, free, pending pods and the oldest wait; per quota, GPU-equivalents used against\n"
+    "the limit and the top namespaces; per class, pending pods, pods bound in the last hour and\n"
+    "their wait p50/p95 (creation to PodScheduled).\n"
+    "\n"
+    "  From the cluster (needs list on pods, namespaces and nodes):\n"
+    "      --kubeconfig FILE       a kubeconfig (its current context, or --context)\n"
+    "      --context NAME\n"
+    "      --in-cluster            the pod's service account\n"
+    "  From snapshot files (JSON or YAML):\n"
+    "      --pods FILE             kubectl get pods -A -o json\n"
+    "      --nodes FILE            kubectl get nodes -o json (without it: no pool table)\n"
+    "      --namespaces FILE       kubectl get ns -o json (namespace labels for quotas)\n"
+    "\n"
+    "  -p, --policies PATH,...     policy files or directories (default: policies)\n"
+    "      --now TIME              judge waits as of this RFC 3339 time (default: now)\n"
+    "  -o, --output table|json     (default: table)\n"
+    "\n"
+    "exit status: 0 report printed, 1 the cluster could not be read, 2 usage error or bad input\n";
+
+// Pods, namespaces and nodes as JSON lists, from wherever they came.
+struct Inputs {
+  rapidjson::Document pods{rapidjson::kArrayType};
+  rapidjson::Document namespaces{rapidjson::kArrayType};
+  std::optional<rapidjson::Document> nodes;  // absent: no node source
+};
+
+Inputs fromFiles(const Args& args) {
+  Inputs in;
+  if (auto pods = args.get("--pods")) in.pods = readDocumentFile(*pods);
+  if (auto ns = args.get("--namespaces")) in.namespaces = readDocumentFile(*ns);
+  if (auto nodes = args.get("--nodes")) in.nodes = readDocumentFile(*nodes);
+  return in;
+}
+
+Inputs fromCluster(const Args& args) {
+  const auto api =
+      args.has("--in-cluster")
+          ? cluster::loadInClusterConfig("/var/run/secrets/kubernetes.io/serviceaccount")
+          : cluster::loadKubeconfig(*args.get("--kubeconfig"), args.getOr("--context", ""));
+  auto objects = cluster::listClusterObjects(api, std::chrono::seconds(30));
+  Inputs in;
+  in.pods = std::move(objects.pods);
+  // Items of a typed list carry no kind: say what they are.
+  in.namespaces.SetObject();
+  in.namespaces.AddMember("kind", "NamespaceList", in.namespaces.GetAllocator());
+  in.namespaces.AddMember("items",
+                          rapidjson::Value(objects.namespaces, in.namespaces.GetAllocator()),
+                          in.namespaces.GetAllocator());
+  in.nodes = std::move(objects.nodes);
+  return in;
+}
+
+double nowOf(const Args& args) {
+  if (auto text = args.get("--now")) {
+    if (auto t = cluster::parseRfc3339(*text)) return *t;
+    throw UsageError("--now must be an RFC 3339 time such as 2026-12-01T10:00:00Z");
+  }
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+cluster::StatusReport reportOf(const Inputs& in, const policy::PolicySet& policy, double now) {
+  rapidjson::Document both(rapidjson::kArrayType);
+  both.PushBack(rapidjson::Value(in.pods, both.GetAllocator()), both.GetAllocator());
+  both.PushBack(rapidjson::Value(in.namespaces, both.GetAllocator()), both.GetAllocator());
+  const auto usage = cluster::usageFromPodList(both, policy);
+  std::vector<cluster::ScheduleWait> waits;
+  engine::SupplySnapshot supply;
+  if (in.nodes) {
+    auto stage1 = cluster::supplyFromLists(
+        cluster::nodesFromList(*in.nodes, cluster::nodeResourceFilter(policy)), in.pods, policy,
+        now, &waits);
+    supply = engine::summarizeSupply(std::move(stage1.nodes), std::move(stage1.pending), policy);
+  } else {
+    auto stage1 = cluster::supplyFromLists({}, in.pods, policy, now, &waits);
+    supply.pending = std::move(stage1.pending);
+    supply.unavailableReason = "no node source (give --nodes, or read the cluster)";
+  }
+  return cluster::buildStatusReport(policy, usage, supply, waits, now);
+}
+
+// ---- table ----
+
+// printf without the trailing blanks of empty last columns.
+template <class... Args>
+void row(const char* fmt, Args... args) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, fmt, args...);
+  std::string line(buf);
+  while (!line.empty() && (line.back() == ' ' || line.back() == '\n')) line.pop_back();
+  std::printf("%s\n", line.c_str());
+}
+
+std::string duration(double seconds) {
+  const auto s = static_cast<int64_t>(std::llround(std::max(0.0, seconds)));
+  char buf[32];
+  if (s < 60)
+    std::snprintf(buf, sizeof buf, "%llds", static_cast<long long>(s));
+  else if (s < 3600)
+    std::snprintf(buf, sizeof buf, "%lldm", static_cast<long long>(s / 60));
+  else if (s < 86400)
+    std::snprintf(buf, sizeof buf, "%lldh%02lldm", static_cast<long long>(s / 3600),
+                  static_cast<long long>(s % 3600 / 60));
+  else
+    std::snprintf(buf, sizeof buf, "%lldd%02lldh", static_cast<long long>(s / 86400),
+                  static_cast<long long>(s % 86400 / 3600));
+  return buf;
+}
+
+std::string ge(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+void printPools(const cluster::StatusReport& r) {
+  if (!r.supplyAvailable) {
+    std::printf("pools: no node data (%s)\n", r.supplyUnavailableReason.c_str());
+    return;
+  }
+  const char* fmt = "%-18s %-7s %-26s %11s %9s %6s %7s %7s";
+  row(fmt, "POOL", "NODES", "RESOURCE", "ALLOCATABLE", "ALLOCATED", "FREE", "PENDING", "OLDEST");
+  for (const auto& p : r.pools) {
+    const auto nodes = std::to_string(p.nodesReady) + "/" + std::to_string(p.nodesTotal);
+    const auto pending = std::to_string(p.pendingPods);
+    const auto oldest = p.pendingPods > 0 ? duration(p.oldestWaitSeconds) : "-";
+    if (p.resources.empty())
+      row(fmt, p.pool.c_str(), nodes.c_str(), "-", "-", "-", "-", pending.c_str(), oldest.c_str());
+    bool first = true;
+    for (const auto& res : p.resources) {
+      row(fmt, first ? p.pool.c_str() : "", first ? nodes.c_str() : "", res.name.c_str(),
+          std::to_string(res.allocatable).c_str(), std::to_string(res.allocated).c_str(),
+          std::to_string(res.free).c_str(), first ? pending.c_str() : "",
+          first ? oldest.c_str() : "");
+      first = false;
+    }
+  }
+  if (!r.unpooledGpuNodes.empty()) {
+    std::string names;
+    for (const auto& n : r.unpooledGpuNodes) names += (names.empty() ? "" : ", ") + n;
+    std::printf("GPU nodes in no pool: %s\n", names.c_str());
+  }
+}
+
+void printQuotas(const cluster::StatusReport& r) {
+  if (r.quotas.empty()) return;
+  const char* fmt = "%-18s %-28s %8s %8s  %s";
+  std::printf("\n");
+  row(fmt, "QUOTA", "SCOPE", "USED GE", "LIMIT", "TOP NAMESPACES");
+  for (const auto& q : r.quotas) {
+    std::string top;
+    for (const auto& [ns, used] : q.topNamespaces)
+      top += (top.empty() ? "" : ", ") + ns + " " + ge(used);
+    row(fmt, q.quota.c_str(), q.scope.c_str(), ge(q.used).c_str(),
+        q.limit ? ge(*q.limit).c_str() : "-", top.empty() ? "-" : top.c_str());
+  }
+}
+
+void printClasses(const cluster::StatusReport& r) {
+  const char* fmt = "%-18s %7s %7s %9s %9s %9s";
+  std::printf("\n");
+  row(fmt, "CLASS", "PENDING", "OLDEST", "BOUND 1H", "WAIT P50", "WAIT P95");
+  auto opt = [](const std::optional<double>& v) { return v ? duration(*v) : std::string("-"); };
+  for (const auto& c : r.classes)
+    row(fmt, c.className.empty() ? "(unclassified)" : c.className.c_str(),
+        std::to_string(c.pendingPods).c_str(),
+        c.pendingPods > 0 ? duration(c.oldestWaitSeconds).c_str() : "-",
+        std::to_string(c.boundLastHour).c_str(), opt(c.waitP50).c_str(), opt(c.waitP95).c_str());
+}
+
+// ---- json ----
+
+using Writer = rapidjson::PrettyWriter<rapidjson::StringBuffer>;
+
+void key(Writer& w, const char* k, const std::string& v) {
+  w.Key(k);
+  w.String(v.c_str(), static_cast<rapidjson::SizeType>(v.size()));
+}
+
+void key(Writer& w, const char* k, int64_t v) {
+  w.Key(k);
+  w.Int64(v);
+}
+
+void key(Writer& w, const char* k, const std::optional<double>& v) {
+  w.Key(k);
+  v ? w.Double(*v) : w.Null();
+}
+
+void writePools(Writer& w, const cluster::StatusReport& r) {
+  w.Key("pools");
+  w.StartArray();
+  for (const auto& p : r.pools) {
+    w.StartObject();
+    key(w, "pool", p.pool);
+    key(w, "nodesTotal", p.nodesTotal);
+    key(w, "nodesReady", p.nodesReady);
+    key(w, "nodesNotReady", p.nodesNotReady);
+    key(w, "nodesCordoned", p.nodesCordoned);
+    w.Key("resources");
+    w.StartArray();
+    for (const auto& res : p.resources) {
+      w.StartObject();
+      key(w, "resource", res.name);
+      key(w, "allocatable", res.allocatable);
+      key(w, "allocated", res.allocated);
+      key(w, "free", res.free);
+      w.EndObject();
+    }
+    w.EndArray();
+    key(w, "pendingPods", p.pendingPods);
+    key(w, "oldestWaitSeconds", std::optional<double>(p.oldestWaitSeconds));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.Key("unpooledGpuNodes");
+  w.StartArray();
+  for (const auto& n : r.unpooledGpuNodes) w.String(n.c_str());
+  w.EndArray();
+}
+
+void writeQuotas(Writer& w, const cluster::StatusReport& r) {
+  w.Key("quotas");
+  w.StartArray();
+  for (const auto& q : r.quotas) {
+    w.StartObject();
+    key(w, "quota", q.quota);
+    key(w, "scope", q.scope);
+    key(w, "usedGpuEquivalents", std::optional<double>(q.used));
+    key(w, "limitGpuEquivalents", q.limit);
+    w.Key("topNamespaces");
+    w.StartArray();
+    for (const auto& [ns, used] : q.topNamespaces) {
+      w.StartObject();
+      key(w, "namespace", ns);
+      key(w, "usedGpuEquivalents", std::optional<double>(used));
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void writeClasses(Writer& w, const cluster::StatusReport& r) {
+  w.Key("classes");
+  w.StartArray();
+  for (const auto& c : r.classes) {
+    w.StartObject();
+    key(w, "class", c.className);
+    key(w, "pendingPods", c.pendingPods);
+    key(w, "oldestWaitSeconds", std::optional<double>(c.oldestWaitSeconds));
+    key(w, "boundLastHour", c.boundLastHour);
+    key(w, "waitP50Seconds", c.waitP50);
+    key(w, "waitP95Seconds", c.waitP95);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+void printJson(const cluster::StatusReport& r) {
+  rapidjson::StringBuffer buf;
+  Writer w(buf);
+  w.StartObject();
+  w.Key("supplyAvailable");
+  w.Bool(r.supplyAvailable);
+  if (!r.supplyAvailable) key(w, "supplyUnavailableReason", r.supplyUnavailableReason);
+  writePools(w, r);
+  writeQuotas(w, r);
+  writeClasses(w, r);
+  w.EndObject();
+  std::printf("%s\n", buf.GetString());
+}
+
+int status(const Args& args) {
+  const auto output = args.getOr("--output", "table");
+  if (output != "table" && output != "json") throw UsageError("--output must be table or json");
+  const bool cluster = args.has("--kubeconfig") || args.has("--in-cluster");
+  const bool files = args.has("--pods") || args.has("--nodes") || args.has("--namespaces");
+  if (cluster == files)
+    throw UsageError(cluster
+                         ? "read the cluster or snapshot files, not both"
+                         : "give --kubeconfig, --in-cluster, or snapshot files (--pods, --nodes)");
+  if (args.has("--kubeconfig") && args.has("--in-cluster"))
+    throw UsageError("--kubeconfig and --in-cluster exclude each other");
+  const auto policy = loadPolicies(splitList(args.getOr("--policies", "policies")));
+  const double now = nowOf(args);
+  Inputs in;
+  if (files) {
+    in = fromFiles(args);
+  } else {
+    try {
+      in = fromCluster(args);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "gpu-admission status: %s\n", e.what());
+      return 1;
+    }
+  }
+  const auto report = reportOf(in, *policy, now);
+  if (output == "json") {
+    printJson(report);
+    return 0;
+  }
+  printPools(report);
+  printQuotas(report);
+  printClasses(report);
+  return 0;
+}
+
+int runStatus(int argc, char** argv) {
+  Args args({"--kubeconfig", "--context", "--pods", "--nodes", "--namespaces", "--policies",
+             "--now", "--output"},
+            {"--in-cluster", "--help"},
+            {{"-p", "--policies"}, {"-o", "--output"}, {"-h", "--help"}});
+  return runParsedCommand("status", kUsage, args, argc, argv, &status);
+}
+
+const CommandRegistrar kStatus{
+    {"status", "GPU supply and the queue per pool, quota and class", &runStatus}};
+
+}  // namespace
+}  // namespace gpua::cli

@@ -1,0 +1,62 @@
+#include "cluster/cluster_lists.hpp"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+
+#include <exception>
+#include <string>
+
+#include "cluster/api_client.hpp"
+#include "cluster/json_util.hpp"
+#include "cluster/list_watch.hpp"
+
+namespace gpua::cluster {
+
+namespace asio = boost::asio;
+
+namespace {
+
+asio::awaitable<void> listInto(ApiClient& client, const std::string& resource,
+                               std::chrono::milliseconds timeout, int pageSize,
+                               rapidjson::Document& out) {
+  std::string next;
+  do {
+    std::string target = "/api/v1/" + resource + "?limit=" + std::to_string(pageSize);
+    if (!next.empty()) target += "&continue=" + urlEncode(next);
+    const auto body = co_await client.get(target, timeout);
+    rapidjson::Document page;
+    page.Parse(body.data(), body.size());
+    if (page.HasParseError() || !page.IsObject())
+      throw std::runtime_error("malformed " + resource + " list from " + client.config().url());
+    if (const auto* items = json::member(page, "items"); items != nullptr && items->IsArray())
+      for (const auto& item : items->GetArray())
+        out.PushBack(rapidjson::Value(item, out.GetAllocator()), out.GetAllocator());
+    next = std::string(json::path(page, "metadata", "continue"));
+  } while (!next.empty());
+}
+
+// A plain function, not a capturing lambda: the coroutine frame keeps its parameters, while a
+// lambda's captures die with the temporary closure.
+asio::awaitable<void> listAll(ApiClient& client, std::chrono::milliseconds timeout, int pageSize,
+                              ClusterObjects& objects) {
+  co_await listInto(client, "pods", timeout, pageSize, objects.pods);
+  co_await listInto(client, "namespaces", timeout, pageSize, objects.namespaces);
+  co_await listInto(client, "nodes", timeout, pageSize, objects.nodes);
+}
+
+}  // namespace
+
+ClusterObjects listClusterObjects(const ApiConfig& api, std::chrono::milliseconds requestTimeout,
+                                  int pageSize) {
+  ClusterObjects objects;
+  ApiClient client(api);
+  asio::io_context io(1);
+  std::exception_ptr failure;
+  asio::co_spawn(io, listAll(client, requestTimeout, pageSize, objects),
+                 [&failure](std::exception_ptr e) { failure = e; });
+  io.run();
+  if (failure) std::rethrow_exception(failure);
+  return objects;
+}
+
+}  // namespace gpua::cluster

@@ -1,0 +1,25 @@
+// One-shot lists of pods, namespaces and nodes from the Kubernetes API (paginated), for
+// commands that read the cluster once (`gpu-admission status`) rather than watch it.
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <chrono>
+
+#include "cluster/api_config.hpp"
+
+namespace gpua::cluster {
+
+struct ClusterObjects {
+  // Each a JSON array of the listed items, as `kubectl get ... -o json` would give in "items".
+  rapidjson::Document pods{rapidjson::kArrayType};
+  rapidjson::Document namespaces{rapidjson::kArrayType};
+  rapidjson::Document nodes{rapidjson::kArrayType};
+};
+
+// Throws ApiError (HTTP failures, with what to fix), boost::system::system_error (transport)
+// or std::runtime_error (a malformed list).
+ClusterObjects listClusterObjects(const ApiConfig& api, std::chrono::milliseconds requestTimeout,
+                                  int pageSize = 500);
+
+}  // namespace gpua::cluster
