@@ -8,6 +8,7 @@
 #include "engine/class_hints.hpp"
 #include "engine/class_placement.hpp"
 #include "engine/classify.hpp"
+#include "engine/exemptions.hpp"
 #include "engine/field_guards.hpp"
 #include "engine/gpu_request.hpp"
 #include "engine/gpu_usage.hpp"
@@ -155,7 +156,10 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
   ev.cls = c.cls;
   ev.reason += c.reason;
   ev.pools = poolsOf(*c.cls, s.policy);
-  ev.rewriteTo = ev.validateOnly ? std::string_view() : gpuRewriteTarget(*c.cls, gpu);
+  // A class that requires the resource name never rewrites it (require never mutates).
+  const bool rewrites =
+      !ev.validateOnly && c.cls->effects.resourceName == policy::EffectMode::Mutate;
+  ev.rewriteTo = rewrites ? gpuRewriteTarget(*c.cls, gpu) : std::string_view();
   const ValidationInput vin{
       pod,          gpu,   s.policy, *c.cls, ev.pools, s.namespaceName, s.context.namespaceLabels,
       ev.rewriteTo, c.rule};
@@ -186,14 +190,18 @@ void mutate(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& e
   // of a class whose GPUs are optional (a CPU notebook) only gets the class annotation, and is
   // never steered onto GPU nodes (see gpu-pool-without-request). A class that places its CPU
   // pods (forbidden GPUs, or cpuPools) gives them the CPU pools' placement and its priority.
+  // An effect in require mode is checked in validation and never written here.
   if (gpu.hasGpu) {
-    mutateResources(ctx, out);
+    using policy::EffectMode;
+    const policy::Effects& fx = ev.cls->effects;
+    if (fx.resourceName == EffectMode::Mutate) mutateResources(ctx, out);
     // A pod admitted despite a placement conflict (warn, audit) keeps its own placement:
     // ANDing the pool in would make every term unsatisfiable, a pod that can never schedule.
-    if (!ev.placementConflict) mutatePlacement(ctx, out);
-    mutateTolerations(ctx, out);
-    mutatePriority(ctx, out);
-    mutateRuntime(ctx, out);
+    if (fx.nodePlacement == EffectMode::Mutate && !ev.placementConflict) mutatePlacement(ctx, out);
+    if (fx.toleration == EffectMode::Mutate) mutateTolerations(ctx, out);
+    if (fx.priorityClass == EffectMode::Mutate) mutatePriority(ctx, out);
+    if (fx.runtimeClass == EffectMode::Mutate) mutateRuntimeClass(ctx, out);
+    mutateDeadline(ctx, out);
     mutateSidecarEnv(ctx, out);
   } else if (placesCpuPods(*ev.cls)) {
     mutatePlacement(ctx, out);
@@ -205,6 +213,12 @@ void mutate(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& e
 
 void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
   const PodView pod = podViewOf(object);
+  if (std::string why = policyExemption(pod, s.namespaceName, s.context.namespaceLabels, s.policy);
+      !why.empty()) {
+    d.outcome = Outcome::Exempt;
+    d.reason = std::move(why);
+    return;
+  }
   std::vector<Violation> violations;
   const bool shapeOk = checkPodShape(pod, violations);
   const PodGpu gpu = analyzeGpu(pod, s.policy, &violations);
@@ -231,6 +245,7 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
       checkCapacity({pod, gpu, s.policy, *ev.cls, ev.pools, ev.rewriteTo, s.supply}, d.violations,
                     d.warnings);
   }
+  dropExemptViolations(pod, s.namespaceName, s.context.namespaceLabels, s.policy, d.violations);
   // Mutating an ill-typed pod would mean guessing; mutating a pod we deny is pointless.
   const bool enforcedViolation = d.mode == policy::Mode::Enforce &&
                                  std::any_of(d.violations.begin(), d.violations.end(),
@@ -253,6 +268,9 @@ void decideWorkload(const rapidjson::Value& object, std::vector<PodTemplateRef>&
     checkPodShape(pod, violations);
     const PodGpu gpu = analyzeGpu(pod, s.policy, &violations);
     const Evaluation ev = evaluate(pod, gpu, s, violations);
+    dropExemptViolations(pod, s.namespaceName, s.context.namespaceLabels, s.policy, violations);
+    if (!policyExemption(pod, s.namespaceName, s.context.namespaceLabels, s.policy).empty())
+      violations.clear();  // a template of exempt images is judged like its exempt pods
     if (ev.outcome != Outcome::Skipped)
       for (auto& v : violations) d.violations.push_back(std::move(v));
     if (!d.reason.empty()) d.reason += "; ";

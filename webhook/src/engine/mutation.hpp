@@ -55,8 +55,10 @@ void mutateTolerations(const MutationContext& ctx, MutationOutput& out);
 // Sets the class's priorityClassName, dropping the priority the Priority plugin computed.
 void mutatePriority(const MutationContext& ctx, MutationOutput& out);
 // runtimeClassName from the pool (GPU pods only) and activeDeadlineSeconds from the class's
-// maxRunSeconds.
+// maxRunSeconds: mutateRuntimeClass then mutateDeadline.
 void mutateRuntime(const MutationContext& ctx, MutationOutput& out);
+void mutateRuntimeClass(const MutationContext& ctx, MutationOutput& out);
+void mutateDeadline(const MutationContext& ctx, MutationOutput& out);
 // NVIDIA_VISIBLE_DEVICES=void for containers of a GPU pod that ask for no GPU.
 void mutateSidecarEnv(const MutationContext& ctx, MutationOutput& out);
 // gpu-admission.io/class and gpu-admission.io/policy annotations.

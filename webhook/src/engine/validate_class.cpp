@@ -2,6 +2,7 @@
 #include "engine/class_placement.hpp"
 #include "engine/json_util.hpp"
 #include "engine/quota_check.hpp"
+#include "engine/require_effects.hpp"
 #include "engine/text.hpp"
 #include "engine/validate.hpp"
 
@@ -234,6 +235,8 @@ void validateClass(const ValidationInput& in, std::vector<Violation>& out) {
   checkShared(in, out);
   checkMigProfiles(in, out);
   checkPriorityClass(in, out);
+  checkRequiredEffects(in, out);
+  checkAllowedValues(in, out);
 }
 
 }  // namespace gpua::engine

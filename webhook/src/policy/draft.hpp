@@ -21,12 +21,19 @@ struct PoolOrigin {
   bool broken = false;  // errors were reported inside the pool: skip checks that build on it
 };
 
+// A class's `effects` as written: each set one overrides spec.effects (resolved after merging,
+// since spec.effects may sit in another file).
+struct EffectOverrides {
+  std::optional<EffectMode> toleration, nodePlacement, priorityClass, runtimeClass, resourceName;
+};
+
 struct ClassOrigin {
   SourceLoc node, name, migProfile, request, priorityClassName;
   std::vector<SourceLoc> pools;
   bool requestExplicit = false;  // gpus.request was written (else defaulted from pools)
   std::vector<SourceLoc> cpuPools;
   SourceLoc placement;  // the class's placement mapping (its node when absent)
+  EffectOverrides effects;
 };
 
 struct QuotaOrigin {

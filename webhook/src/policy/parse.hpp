@@ -34,6 +34,23 @@ NodeRequirements parseNodeRequirements(YamlReader& r, const YAML::Node& node,
 void parseTaints(YamlReader& r, const YAML::Node& node, const std::string& path, Pool& pool);
 std::optional<CheckpointRule> parseCheckpointRule(YamlReader& r, const YAML::Node& node,
                                                   const std::string& path);
+// spec.ruleExemptions and spec.namespaceRules (parse_images.cpp, parse_namespace_rules.cpp).
+void parseRuleExemptions(YamlReader& r, const YAML::Node& node, const std::string& path,
+                         Draft& draft);
+void parseNamespaceRules(YamlReader& r, const YAML::Node& node, const std::string& path,
+                         Draft& draft);
+// spec.effects (the cluster default) and a class's effects (parse_effects.cpp): "mutate",
+// "require", or a mapping per effect.
+void parseDefaultEffects(YamlReader& r, const YAML::Node& node, const std::string& path,
+                         Draft& draft);
+EffectOverrides parseEffects(YamlReader& r, const YAML::Node& node, const std::string& path);
+// After merging: each class's effects = spec.effects overlaid with the class's own.
+void resolveClassEffects(Draft& draft);
+
+// Shared pieces.
+// A non-empty list of image patterns: exact references, or prefixes ending in '*'.
+std::vector<std::string> parseImagePatterns(YamlReader& r, const YAML::Node& node,
+                                            const std::string& path);
 // A namespace selector: either a list of names, or {names, matchLabels, matchExpressions}.
 std::optional<NamespaceSelector> parseNamespaceSelector(YamlReader& r, const YAML::Node& node,
                                                         const std::string& path);
