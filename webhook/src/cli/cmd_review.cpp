@@ -55,13 +55,7 @@ int review(const Args& args) {
   req.operation = args.getOr("--operation", "CREATE");
   if (auto labels = args.get("--namespace-labels")) {
     // Labels belong to the namespace the request ends up in; resolve it first.
-    const auto* meta =
-        object.IsObject() && object.HasMember("metadata") ? &object["metadata"] : nullptr;
-    std::string ns = req.namespaceName;
-    if (ns.empty() && meta && meta->IsObject() && meta->HasMember("namespace") &&
-        (*meta)["namespace"].IsString())
-      ns = (*meta)["namespace"].GetString();
-    usage.namespaceLabels[ns.empty() ? "default" : ns] = parseLabelList(*labels);
+    usage.namespaceLabels[requestNamespace(object, req.namespaceName)] = parseLabelList(*labels);
   }
 
   const engine::SupplySnapshot supply =

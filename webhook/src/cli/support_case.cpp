@@ -103,11 +103,44 @@ CaseUsage parseUsage(const Value& v, const std::string& file, const Where& w) {
   return u;
 }
 
+// violationsExactly / noViolations / notViolations / warningCount / auditAnnotations.
+void parseExactExpectations(const Value& v, CaseExpect& e, const Where& w) {
+  if (v.HasMember("violationsExactly"))
+    e.violationsExactly = asStrings(v["violationsExactly"], "expect.violationsExactly", w);
+  if (v.HasMember("noViolations") && asBool(v["noViolations"], "expect.noViolations", w)) {
+    if (e.violationsExactly && !e.violationsExactly->empty())
+      w.fail("expect.noViolations contradicts expect.violationsExactly");
+    if (!e.violationsExactly) e.violationsExactly.emplace();
+  }
+  if (v.HasMember("notViolations"))
+    e.notViolations = asStrings(v["notViolations"], "expect.notViolations", w);
+  if (v.HasMember("warningCount")) {
+    const Value& n = v["warningCount"];
+    if (!n.IsUint()) w.fail("expect.warningCount must be a whole number >= 0");
+    e.warningCount = n.GetUint();
+  }
+  if (v.HasMember("auditAnnotations")) {
+    const Value& aa = v["auditAnnotations"];
+    if (!aa.IsObject())
+      w.fail("expect.auditAnnotations must map keys to values (null = the key is absent)");
+    for (const auto& m : aa.GetObject()) {
+      const std::string key = m.name.GetString();
+      if (m.value.IsNull())
+        e.auditAnnotations.emplace_back(key, std::nullopt);
+      else
+        e.auditAnnotations.emplace_back(key,
+                                        asString(m.value, "expect.auditAnnotations." + key, w));
+    }
+  }
+}
+
 CaseExpect parseExpect(const Value& v, const std::string& file, const Where& w) {
-  checkKeys(v,
-            {"allowed", "outcome", "class", "mode", "messageContains", "warningsContain",
-             "noWarnings", "violations", "noPatch", "patched", "absent", "patchedPod", "ignore"},
-            "expect", w);
+  checkKeys(
+      v,
+      {"allowed", "outcome", "class", "mode", "messageContains", "warningsContain", "noWarnings",
+       "violations", "noPatch", "patched", "absent", "patchedPod", "ignore", "noViolations",
+       "violationsExactly", "notViolations", "warningCount", "auditAnnotations"},
+      "expect", w);
   CaseExpect e;
   if (v.HasMember("allowed")) e.allowed = asBool(v["allowed"], "expect.allowed", w);
   if (v.HasMember("outcome")) e.outcome = asString(v["outcome"], "expect.outcome", w);
@@ -118,6 +151,7 @@ CaseExpect parseExpect(const Value& v, const std::string& file, const Where& w) 
   if (v.HasMember("warningsContain"))
     e.warningsContain = asStrings(v["warningsContain"], "expect.warningsContain", w);
   if (v.HasMember("violations")) e.violations = asStrings(v["violations"], "expect.violations", w);
+  parseExactExpectations(v, e, w);
   if (v.HasMember("noWarnings")) e.noWarnings = asBool(v["noWarnings"], "expect.noWarnings", w);
   if (v.HasMember("noPatch")) e.noPatch = asBool(v["noPatch"], "expect.noPatch", w);
   if (v.HasMember("patched")) {

@@ -29,6 +29,13 @@ struct CaseExpect {
   std::optional<bool> allowed;
   std::optional<std::string> outcome, className, mode;
   std::vector<std::string> messageContains, warningsContain, violations;
+  // The exact broken rules, in any order (`noViolations: true` is the empty list), and rules
+  // that must not be broken: what shows that a warn- or audit-mode rule passes.
+  std::optional<std::vector<std::string>> violationsExactly;
+  std::vector<std::string> notViolations;
+  std::optional<std::size_t> warningCount;  // exact number of warnings
+  // Audit annotation key -> expected value; nullopt = the key must be absent.
+  std::vector<std::pair<std::string, std::optional<std::string>>> auditAnnotations;
   bool noWarnings = false;
   bool noPatch = false;
   // JSON pointer -> expected value in the patched object.
@@ -43,7 +50,9 @@ struct CaseExpect {
 struct TestCase {
   std::string file;  // the case file, as given on the command line
   std::string name;
-  std::string namespaceName = "default";
+  // The request namespace; empty = the object's metadata.namespace, else "default" (as
+  // `review` resolves it).
+  std::string namespaceName;
   policy::Labels namespaceLabels;
   std::string operation = "CREATE";
   CaseUsage usage;

@@ -14,6 +14,9 @@ namespace {
 
 using rapidjson::Value;
 
+// Where a case's namespace comes from, for the mismatch message (test has no --namespace).
+constexpr const char* kCaseNamespace = "the case's namespace";
+
 std::string quoted(const std::string& s) {
   return "\"" + s + "\"";
 }
@@ -64,12 +67,48 @@ class Checker {
     }
     if (e.noWarnings && !r_.warnings.empty())
       fail("warnings: expected none, got " + joined(r_.warnings));
+    if (e.warningCount && *e.warningCount != r_.warnings.size())
+      fail("warnings: expected " + std::to_string(*e.warningCount) + ", got " +
+           std::to_string(r_.warnings.size()) + " " + joined(r_.warnings));
+  }
+
+  void violations(const CaseExpect& e) {
     std::vector<std::string> rules;
     if (r_.decision)
       for (const auto& v : r_.decision->violations) rules.push_back(v.rule);
+    auto has = [&](const std::string& rule) {
+      return std::find(rules.begin(), rules.end(), rule) != rules.end();
+    };
     for (const auto& want : e.violations)
-      if (std::find(rules.begin(), rules.end(), want) == rules.end())
-        fail("violations: expected rule " + quoted(want) + ", got " + joined(rules));
+      if (!has(want)) fail("violations: expected rule " + quoted(want) + ", got " + joined(rules));
+    for (const auto& unwanted : e.notViolations)
+      if (has(unwanted))
+        fail("violations: expected no rule " + quoted(unwanted) + ", got " + joined(rules));
+    if (!e.violationsExactly) return;
+    // A multiset comparison: the engine reports one violation per container, so order is noise
+    // but counts are not.
+    auto want = *e.violationsExactly, got = rules;
+    std::sort(want.begin(), want.end());
+    std::sort(got.begin(), got.end());
+    if (want == got) return;
+    if (want.empty())
+      fail("violations: expected none, got " + joined(rules));
+    else
+      fail("violations: expected exactly " + joined(*e.violationsExactly) + ", got " +
+           joined(rules));
+  }
+
+  void auditAnnotations(const CaseExpect& e) {
+    for (const auto& [key, want] : e.auditAnnotations) {
+      const auto it = r_.auditAnnotations.find(key);
+      if (!want && it != r_.auditAnnotations.end())
+        fail("auditAnnotations." + key + ": expected absent, got " + quoted(it->second));
+      else if (want && it == r_.auditAnnotations.end())
+        fail("auditAnnotations." + key + ": expected " + quoted(*want) + ", got none");
+      else if (want && it->second != *want)
+        fail("auditAnnotations." + key + ": expected " + quoted(*want) + ", got " +
+             quoted(it->second));
+    }
   }
 
   void patch(const CaseExpect& e) {
@@ -126,8 +165,10 @@ void checkIdempotent(const TestCase& c, const ReviewReport& first, const policy:
                      const engine::UsageSnapshot& usage, const engine::SupplySnapshot& supply,
                      std::vector<CheckFailure>& out) {
   if (!first.allowed || first.patch.empty()) return;
-  ReviewRequest again{
-      .object = &first.patched, .namespaceName = c.namespaceName, .operation = c.operation};
+  ReviewRequest again{.object = &first.patched,
+                      .namespaceName = c.namespaceName,
+                      .namespaceOrigin = kCaseNamespace,
+                      .operation = c.operation};
   ReviewReport second = runReview(again, policy, usage, supply);
   if (!second.allowed)
     out.push_back(
@@ -146,14 +187,20 @@ std::vector<CheckFailure> checkCase(const TestCase& c, const policy::PolicySet& 
   if (!out.empty()) return out;
   try {
     engine::UsageSnapshot usage = caseUsage(c, policy);
-    if (!c.namespaceLabels.empty()) usage.namespaceLabels[c.namespaceName] = c.namespaceLabels;
+    // Labels belong to the namespace the request goes to: the case's, else the object's own.
+    if (!c.namespaceLabels.empty())
+      usage.namespaceLabels[requestNamespace(*c.object, c.namespaceName)] = c.namespaceLabels;
     const engine::SupplySnapshot supply = caseSupply(c, policy);
-    ReviewReport report =
-        runReview({.object = c.object, .namespaceName = c.namespaceName, .operation = c.operation},
-                  policy, usage, supply);
+    ReviewReport report = runReview({.object = c.object,
+                                     .namespaceName = c.namespaceName,
+                                     .namespaceOrigin = kCaseNamespace,
+                                     .operation = c.operation},
+                                    policy, usage, supply);
     Checker check(report);
     check.decision(c.expect);
     check.warnings(c.expect);
+    check.violations(c.expect);
+    check.auditAnnotations(c.expect);
     check.patch(c.expect);
     if (c.expect.patchedPodFile) check.wholeObject(*c.expect.patchedPodFile, c.expect.ignore);
     out = std::move(check.failures);

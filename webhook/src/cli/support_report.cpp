@@ -24,6 +24,7 @@ std::string decisionLines(const engine::Decision& d) {
   if (!d.className.empty()) out += ", class " + d.className;
   out += ", mode " + std::string(engine::modeName(d.mode)) + "\n";
   if (!d.reason.empty()) out += "reason:  " + d.reason + "\n";
+  if (!d.priority.empty()) out += "priority: " + d.priority + "\n";
   for (const auto& v : d.violations) out += "rule broken: " + v.rule + ": " + v.message + "\n";
   return out;
 }
@@ -75,6 +76,7 @@ void reportJson(const ReviewReport& r, Value& out, rapidjson::Document::Allocato
     out.AddMember("class", str(r.decision->className), a);
     out.AddMember("reason", str(r.decision->reason), a);
     out.AddMember("mode", str(engine::modeName(r.decision->mode)), a);
+    if (!r.decision->priority.empty()) out.AddMember("priority", str(r.decision->priority), a);
     Value violations(rapidjson::kArrayType);
     for (const auto& v : r.decision->violations) {
       Value item(rapidjson::kObjectType);

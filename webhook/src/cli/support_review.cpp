@@ -51,12 +51,11 @@ void identify(const Value& object, ReviewReport& r) {
 void fillNames(const ReviewRequest& req, ReviewReport& r) {
   const Value* meta = memberAt(*req.object, "metadata");
   const std::string metaNs = meta ? stringAt(*meta, "namespace") : "";
-  r.namespaceName = !req.namespaceName.empty() ? req.namespaceName
-                    : !metaNs.empty()          ? metaNs
-                                               : "default";
+  r.namespaceName = requestNamespace(*req.object, req.namespaceName);
   if (!req.namespaceName.empty() && !metaNs.empty() && metaNs != req.namespaceName)
-    throw ReviewError("metadata.namespace \"" + metaNs + "\" does not match --namespace \"" +
-                      req.namespaceName + "\" (the API server would reject it)");
+    throw ReviewError("metadata.namespace \"" + metaNs + "\" does not match " +
+                      req.namespaceOrigin + " \"" + req.namespaceName +
+                      "\" (the API server would reject it)");
   const std::string name = meta ? stringAt(*meta, "name") : "";
   const std::string generateName = meta ? stringAt(*meta, "generateName") : "";
   r.displayName = !name.empty() ? name : !generateName.empty() ? generateName + "*" : "<unnamed>";
@@ -191,6 +190,13 @@ bool isReviewableKind(const std::string& group, const std::string& kind,
   for (const auto& t : policy.templateKinds)
     if (t.apiGroup == group && t.kind == kind) return true;
   return false;
+}
+
+std::string requestNamespace(const rapidjson::Value& object, const std::string& given) {
+  if (!given.empty()) return given;
+  const Value* meta = memberAt(object, "metadata");
+  const std::string metaNs = meta ? stringAt(*meta, "namespace") : "";
+  return metaNs.empty() ? "default" : metaNs;
 }
 
 ReviewReport runReview(const ReviewRequest& req, const policy::PolicySet& policy,

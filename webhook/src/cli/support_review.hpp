@@ -31,6 +31,8 @@ class ReviewError : public std::runtime_error {
 struct ReviewRequest {
   const rapidjson::Value* object = nullptr;  // a Pod or a workload with pod templates
   std::string namespaceName;  // empty: the object's metadata.namespace, else "default"
+  // How messages name where namespaceName came from: `review` has a flag, `test` a case key.
+  std::string namespaceOrigin = "--namespace";
   std::string operation = "CREATE";
   std::string userName = "gpu-admission-cli";
 };
@@ -57,6 +59,10 @@ struct ReviewReport {
 // ReplicationController, Job, CronJob, PodTemplate) and the policy's templateKinds.
 bool isReviewableKind(const std::string& group, const std::string& kind,
                       const policy::PolicySet& policy);
+
+// The namespace a request for `object` goes to: `given` when set, else the object's
+// metadata.namespace, else "default" (what runReview uses).
+std::string requestNamespace(const rapidjson::Value& object, const std::string& given);
 
 // Throws ReviewError.
 ReviewReport runReview(const ReviewRequest& request, const policy::PolicySet& policy,

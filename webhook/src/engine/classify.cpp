@@ -1,6 +1,8 @@
 #include "engine/classify.hpp"
 
+#include "engine/image_match.hpp"
 #include "engine/json_util.hpp"
+#include "engine/quantity.hpp"
 #include "engine/text.hpp"
 
 namespace gpua::engine {
@@ -31,10 +33,18 @@ bool keyMatches(std::string_view key, std::string_view pattern) {
   return key == pattern;
 }
 
+// A quantity of zero asks for nothing ("nvidia.com/gpu: 0" is how charts switch GPUs off), so
+// it does not make a resource rule hold. A malformed quantity still does: the class's own
+// validation then names it.
+bool isZeroQuantity(const rapidjson::Value& v) {
+  const auto units = parseWholeQuantity(v);
+  return units && *units == 0;
+}
+
 bool mapHasResource(const rapidjson::Value* map, std::string_view pattern) {
   if (map == nullptr) return false;
   for (auto it = map->MemberBegin(); it != map->MemberEnd(); ++it)
-    if (keyMatches(json::view(it->name), pattern)) return true;
+    if (keyMatches(json::view(it->name), pattern) && !isZeroQuantity(it->value)) return true;
   return false;
 }
 
@@ -96,6 +106,7 @@ bool matchRule(const policy::MatchRule& rule, const MatchInput& in) {
     if (!found) return false;
   }
   if (!rule.resources.empty() && !resourceMatches(in.gpu, rule.resources)) return false;
+  if (!rule.images.empty() && !anyImageMatches(pod, rule.images)) return false;
   return true;
 }
 
@@ -111,6 +122,7 @@ std::string describeRule(const policy::MatchRule& rule, const MatchInput& in) {
   if (!rule.schedulerNames.empty())
     parts.push_back("scheduler " + text::oneLine(schedulerOf(in.pod), 63));
   if (!rule.resources.empty()) parts.push_back("resource " + text::join(rule.resources, " or "));
+  if (!rule.images.empty()) parts.push_back("image " + text::join(rule.images, " or "));
   return text::join(parts, " and ");
 }
 

@@ -6,7 +6,10 @@
 
 #include "engine/capacity_check.hpp"
 #include "engine/class_hints.hpp"
+#include "engine/class_placement.hpp"
 #include "engine/classify.hpp"
+#include "engine/exemptions.hpp"
+#include "engine/field_guards.hpp"
 #include "engine/gpu_request.hpp"
 #include "engine/gpu_usage.hpp"
 #include "engine/json_util.hpp"
@@ -14,6 +17,7 @@
 #include "engine/placement_conflict.hpp"
 #include "engine/pod_shape.hpp"
 #include "engine/pod_view.hpp"
+#include "engine/priority_tier.hpp"
 #include "engine/quota_check.hpp"
 #include "engine/text.hpp"
 #include "engine/validate.hpp"
@@ -121,6 +125,7 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
     ev.validateOnly = true;
     ev.reason = "validate only, " + why + "; ";
   }
+  checkVisibleDevicesEnv(pod, gpu, s.policy, violations);
   Classification c = classify(in, s.policy);
   if (c.cls == nullptr && gpu.hasGpu) {
     using Action = policy::UnclassifiedGpuPods::Action;
@@ -144,48 +149,76 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
   if (c.cls == nullptr) {
     ev.outcome = Outcome::NoGpu;
     ev.reason += "no GPU request and no class matched";
-    validatePoolTargeting(pod, gpu, s.policy, violations);
+    validatePoolTargeting(pod, gpu, s.policy, violations, &s.supply);
     return ev;
   }
   ev.outcome = Outcome::Classified;
   ev.cls = c.cls;
   ev.reason += c.reason;
   ev.pools = poolsOf(*c.cls, s.policy);
-  ev.rewriteTo = ev.validateOnly ? std::string_view() : gpuRewriteTarget(*c.cls, gpu);
-  validateClass({pod, gpu, s.policy, *c.cls, ev.pools, s.namespaceName, s.context.namespaceLabels,
-                 ev.rewriteTo, c.rule},
-                violations);
-  // Only pods whose affinity the mutation narrows to the pools can conflict with them.
-  if (gpu.hasGpu && !ev.validateOnly)
+  // A class that requires the resource name never rewrites it (require never mutates).
+  const bool rewrites =
+      !ev.validateOnly && c.cls->effects.resourceName == policy::EffectMode::Mutate;
+  ev.rewriteTo = rewrites ? gpuRewriteTarget(*c.cls, gpu) : std::string_view();
+  const ValidationInput vin{
+      pod,          gpu,   s.policy, *c.cls, ev.pools, s.namespaceName, s.context.namespaceLabels,
+      ev.rewriteTo, c.rule};
+  validateClass(vin, violations);
+  validateClassExtensions(vin, violations);
+  // Only pods whose affinity the mutation narrows to the pools can conflict with them. With
+  // placement via nodeSelector, node-selector-conflict (validateClassExtensions) judges the
+  // pod's nodeSelector against the pool by placement.onConflict instead.
+  if (gpu.hasGpu && !ev.validateOnly &&
+      c.cls->placement.via == policy::Placement::Via::NodeAffinity)
     ev.placementConflict = checkPlacementConflict({pod, *c.cls, ev.pools, &s.supply}, violations);
   if (c.cls->gpus.request == policy::GpuRequest::Forbidden)
-    validatePoolTargeting(pod, gpu, s.policy, violations);
+    validatePoolTargeting(pod, gpu, s.policy, violations, &s.supply);
   return ev;
 }
 
 void mutate(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& ev, Decision& d) {
-  MutationContext ctx{pod, gpu, s.policy, *ev.cls, std::move(ev.pools), ev.rewriteTo};
+  MutationContext ctx{pod,
+                      gpu,
+                      s.policy,
+                      *ev.cls,
+                      gpu.hasGpu ? std::move(ev.pools) : cpuPoolsOf(*ev.cls, s.policy),
+                      ev.rewriteTo};
   MutationOutput out{d.patch, d.changes};
   d.patch.reserve(16);
   d.changes.reserve(8);  // one per mutation kind, usually fewer: no regrowth
   // Placement, priority tier, runtime class and deadline belong to the class's GPUs: a CPU pod
   // of a class whose GPUs are optional (a CPU notebook) only gets the class annotation, and is
-  // never steered onto GPU nodes (see gpu-pool-without-request).
+  // never steered onto GPU nodes (see gpu-pool-without-request). A class that places its CPU
+  // pods (forbidden GPUs, or cpuPools) gives them the CPU pools' placement and its priority.
+  // An effect in require mode is checked in validation and never written here.
   if (gpu.hasGpu) {
-    mutateResources(ctx, out);
+    using policy::EffectMode;
+    const policy::Effects& fx = ev.cls->effects;
+    if (fx.resourceName == EffectMode::Mutate) mutateResources(ctx, out);
     // A pod admitted despite a placement conflict (warn, audit) keeps its own placement:
     // ANDing the pool in would make every term unsatisfiable, a pod that can never schedule.
-    if (!ev.placementConflict) mutateAffinity(ctx, out);
+    if (fx.nodePlacement == EffectMode::Mutate && !ev.placementConflict) mutatePlacement(ctx, out);
+    if (fx.toleration == EffectMode::Mutate) mutateTolerations(ctx, out);
+    if (fx.priorityClass == EffectMode::Mutate) mutatePriority(ctx, out);
+    if (fx.runtimeClass == EffectMode::Mutate) mutateRuntimeClass(ctx, out);
+    mutateDeadline(ctx, out);
+    mutateSidecarEnv(ctx, out);
+  } else if (placesCpuPods(*ev.cls)) {
+    mutatePlacement(ctx, out);
     mutateTolerations(ctx, out);
     mutatePriority(ctx, out);
-    mutateRuntime(ctx, out);
-    mutateSidecarEnv(ctx, out);
   }
   mutateAnnotations(ctx, out);
 }
 
 void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
   const PodView pod = podViewOf(object);
+  if (std::string why = policyExemption(pod, s.namespaceName, s.context.namespaceLabels, s.policy);
+      !why.empty()) {
+    d.outcome = Outcome::Exempt;
+    d.reason = std::move(why);
+    return;
+  }
   std::vector<Violation> violations;
   const bool shapeOk = checkPodShape(pod, violations);
   const PodGpu gpu = analyzeGpu(pod, s.policy, &violations);
@@ -195,6 +228,11 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
   if (ev.outcome == Outcome::Skipped) return;  // another system owns the pod: not even shape
   d.violations = std::move(violations);
   if (ev.cls != nullptr) d.className = ev.cls->name;
+  if (ev.cls != nullptr && !s.policy.priorityTiers.empty())
+    d.priority = describePriority(
+        effectivePriorityClass(pod, *ev.cls, s.policy,
+                               !ev.validateOnly && getsClassPlacement(*ev.cls, gpu)),
+        *ev.cls, s.policy);
   if (gpu.hasGpu) {
     const auto units = effectiveUnits(gpu, ev.rewriteTo);
     for (const auto& [resource, n] : units)
@@ -207,6 +245,7 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
       checkCapacity({pod, gpu, s.policy, *ev.cls, ev.pools, ev.rewriteTo, s.supply}, d.violations,
                     d.warnings);
   }
+  dropExemptViolations(pod, s.namespaceName, s.context.namespaceLabels, s.policy, d.violations);
   // Mutating an ill-typed pod would mean guessing; mutating a pod we deny is pointless.
   const bool enforcedViolation = d.mode == policy::Mode::Enforce &&
                                  std::any_of(d.violations.begin(), d.violations.end(),
@@ -229,6 +268,9 @@ void decideWorkload(const rapidjson::Value& object, std::vector<PodTemplateRef>&
     checkPodShape(pod, violations);
     const PodGpu gpu = analyzeGpu(pod, s.policy, &violations);
     const Evaluation ev = evaluate(pod, gpu, s, violations);
+    dropExemptViolations(pod, s.namespaceName, s.context.namespaceLabels, s.policy, violations);
+    if (!policyExemption(pod, s.namespaceName, s.context.namespaceLabels, s.policy).empty())
+      violations.clear();  // a template of exempt images is judged like its exempt pods
     if (ev.outcome != Outcome::Skipped)
       for (auto& v : violations) d.violations.push_back(std::move(v));
     if (!d.reason.empty()) d.reason += "; ";

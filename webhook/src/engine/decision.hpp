@@ -53,6 +53,9 @@ struct Decision {
   // A quota covers this GPU pod but live usage was unavailable, so PolicySet::quotaUnavailable
   // decided (a quota-unavailable denial, or a "not checked" warning).
   bool quotaUnchecked = false;
+  // The priority class the pod runs with and what spec.priorityTiers says of it, for review:
+  // "gpu-training (value 10000, preemptionPolicy PreemptLowerPriority; preemptible by ...)".
+  std::string priority;
 
   bool allowed() const { return !denial.has_value(); }
 };

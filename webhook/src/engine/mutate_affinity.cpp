@@ -7,22 +7,30 @@ namespace {
 
 constexpr std::string_view kRequired = "requiredDuringSchedulingIgnoredDuringExecution";
 
-bool hasExpression(const rapidjson::Value& term, std::string_view key, std::string_view value) {
+// The term already holds exactly this requirement (our own earlier output, or the user's).
+bool hasExpression(const rapidjson::Value& term, const policy::NodeRequirementRef& req) {
   const rapidjson::Value* exprs = json::arrayMember(&term, "matchExpressions");
   if (exprs == nullptr) return false;
   for (const auto& e : exprs->GetArray()) {
+    if (json::stringMember(&e, "key") != req.key ||
+        json::stringMember(&e, "operator") != policy::nodeOperatorName(req.op))
+      continue;
     const rapidjson::Value* values = json::arrayMember(&e, "values");
-    if (json::stringMember(&e, "key") == key && json::stringMember(&e, "operator") == "In" &&
-        values != nullptr && values->Size() == 1 && json::view((*values)[0]) == value)
-      return true;
+    const std::size_t n = values == nullptr ? 0 : values->Size();
+    if (n != req.values.size()) continue;
+    bool same = true;
+    for (rapidjson::SizeType i = 0; i < n && same; ++i)
+      same = json::view((*values)[i]) == req.values[i];
+    if (same) return true;
   }
   return false;
 }
 
 bool termHasPool(const rapidjson::Value& term, const policy::Pool& pool) {
-  for (const auto& [k, v] : pool.nodeSelector)
-    if (!hasExpression(term, k, v)) return false;
-  return true;
+  bool all = true;
+  pool.forEachRequirement(
+      [&](const policy::NodeRequirementRef& r) { all = all && hasExpression(term, r); });
+  return all;
 }
 
 // The pool's expressions not already in `term` (null term = all of them).
@@ -33,19 +41,21 @@ void writeString(AppendWriter& w, std::string_view s) {
 }
 
 void writePoolExpressions(AppendWriter& w, const policy::Pool& pool, const rapidjson::Value* term) {
-  for (const auto& [k, v] : pool.nodeSelector) {
-    if (term != nullptr && hasExpression(*term, k, v)) continue;
+  pool.forEachRequirement([&](const policy::NodeRequirementRef& r) {
+    if (term != nullptr && hasExpression(*term, r)) return;
     w.StartObject();
     w.Key("key");
-    writeString(w, k);
+    writeString(w, r.key);
     w.Key("operator");
-    w.String("In");
-    w.Key("values");
-    w.StartArray();
-    writeString(w, v);
-    w.EndArray();
+    w.String(policy::nodeOperatorName(r.op));
+    if (!r.values.empty()) {  // Exists / DoesNotExist take none
+      w.Key("values");
+      w.StartArray();
+      for (const auto& v : r.values) writeString(w, v);
+      w.EndArray();
+    }
     w.EndObject();
-  }
+  });
 }
 
 // `term` AND `pool`: the term's members as they are, matchExpressions extended.
@@ -115,7 +125,7 @@ void mutateAffinity(const MutationContext& ctx, MutationOutput& out) {
   std::vector<const policy::Pool*> pools;
   pools.reserve(ctx.pools.size());
   for (const auto* pool : ctx.pools)
-    if (!pool->nodeSelector.empty()) pools.push_back(pool);
+    if (pool->selectsNodes()) pools.push_back(pool);
   if (pools.empty()) return;
   const auto* affinity = json::objectMember(ctx.pod.spec, "affinity");
   const auto* nodeAffinity = json::objectMember(affinity, "nodeAffinity");

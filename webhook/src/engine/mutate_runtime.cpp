@@ -3,9 +3,8 @@
 
 namespace gpua::engine {
 
-namespace {
-
-void setRuntimeClass(const MutationContext& ctx, MutationOutput& out) {
+void mutateRuntimeClass(const MutationContext& ctx, MutationOutput& out) {
+  if (!ctx.gpu.hasGpu) return;  // the runtime class belongs to GPU nodes
   const std::string* wanted = nullptr;
   for (const auto* pool : ctx.pools)
     if (pool->runtimeClassName && wanted == nullptr) wanted = &*pool->runtimeClassName;
@@ -20,7 +19,7 @@ void setRuntimeClass(const MutationContext& ctx, MutationOutput& out) {
   out.changes.push_back("runtimeClassName " + *wanted);
 }
 
-void capRunTime(const MutationContext& ctx, MutationOutput& out) {
+void mutateDeadline(const MutationContext& ctx, MutationOutput& out) {
   if (!ctx.cls.maxRunSeconds) return;
   const int64_t max = *ctx.cls.maxRunSeconds;
   const rapidjson::Value* current = json::member(ctx.pod.spec, "activeDeadlineSeconds");
@@ -33,11 +32,9 @@ void capRunTime(const MutationContext& ctx, MutationOutput& out) {
   out.changes.push_back("activeDeadlineSeconds " + std::to_string(max));
 }
 
-}  // namespace
-
 void mutateRuntime(const MutationContext& ctx, MutationOutput& out) {
-  if (ctx.gpu.hasGpu) setRuntimeClass(ctx, out);  // the runtime class belongs to GPU nodes
-  capRunTime(ctx, out);
+  mutateRuntimeClass(ctx, out);
+  mutateDeadline(ctx, out);
 }
 
 }  // namespace gpua::engine

@@ -20,7 +20,7 @@ bool hasVisibleDevices(const rapidjson::Value* env) {
 
 void mutateSidecarEnv(const MutationContext& ctx, MutationOutput& out) {
   // Only a GPU pod lands on a GPU node, where NVIDIA images would otherwise see every GPU.
-  if (!ctx.gpu.hasGpu) return;
+  if (!ctx.gpu.hasGpu || !ctx.policy.fieldGuards.voidNonGpuContainers) return;
   std::vector<std::string> names;
   for (const auto& c : ctx.gpu.containers) {
     if (c.wantsGpu()) continue;

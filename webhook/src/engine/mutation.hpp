@@ -45,13 +45,20 @@ std::string_view gpuRewriteTarget(const policy::WorkloadClass& cls, const PodGpu
 void mutateResources(const MutationContext& ctx, MutationOutput& out);
 // ANDs each pool's nodeSelector into every required nodeSelectorTerm (one term per pool).
 void mutateAffinity(const MutationContext& ctx, MutationOutput& out);
+// The class's placement: mutateAffinity, or mutateNodeSelector for placement via nodeSelector.
+void mutatePlacement(const MutationContext& ctx, MutationOutput& out);
+// Writes the pool's nodeSelector labels into spec.nodeSelector (placement.via: nodeSelector),
+// resolving a key the pod set to another value by placement.onConflict.
+void mutateNodeSelector(const MutationContext& ctx, MutationOutput& out);
 // Tolerates every pool taint not already tolerated.
 void mutateTolerations(const MutationContext& ctx, MutationOutput& out);
 // Sets the class's priorityClassName, dropping the priority the Priority plugin computed.
 void mutatePriority(const MutationContext& ctx, MutationOutput& out);
 // runtimeClassName from the pool (GPU pods only) and activeDeadlineSeconds from the class's
-// maxRunSeconds.
+// maxRunSeconds: mutateRuntimeClass then mutateDeadline.
 void mutateRuntime(const MutationContext& ctx, MutationOutput& out);
+void mutateRuntimeClass(const MutationContext& ctx, MutationOutput& out);
+void mutateDeadline(const MutationContext& ctx, MutationOutput& out);
 // NVIDIA_VISIBLE_DEVICES=void for containers of a GPU pod that ask for no GPU.
 void mutateSidecarEnv(const MutationContext& ctx, MutationOutput& out);
 // gpu-admission.io/class and gpu-admission.io/policy annotations.

@@ -15,6 +15,8 @@
 
 namespace gpua::engine {
 
+// Same enumerators, in the same order, as policy::NodeOperator (pool matchExpressions):
+// poolRequirements() converts one to the other by value.
 enum class NodeOperator { In, NotIn, Exists, DoesNotExist, Gt, Lt };
 
 // Views into the pod document or the PolicySet: valid while both live (one decide() call).

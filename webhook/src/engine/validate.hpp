@@ -3,12 +3,14 @@
 // the resource, the rule and what to do.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "engine/decision.hpp"
 #include "engine/gpu_request.hpp"
 #include "engine/pod_view.hpp"
+#include "engine/supply.hpp"
 #include "policy/label_selector.hpp"
 #include "policy/policy_set.hpp"
 
@@ -34,7 +36,22 @@ void validateClass(const ValidationInput& in, std::vector<Violation>& out);
 
 // gpu-pool-without-request: a pod that asks for no GPU but steers itself onto a GPU pool by
 // nodeSelector, required node affinity or an explicit toleration of a pool taint.
+// With node supply (`supply` available), spec.nodeName on a node of a GPU pool counts too.
 void validatePoolTargeting(const PodView& pod, const PodGpu& gpu, const policy::PolicySet& policy,
-                           std::vector<Violation>& out);
+                           std::vector<Violation>& out, const SupplySnapshot* supply = nullptr);
+
+// Issue 11 class rules, for pods that get the class's placement (GPU pods, and CPU pods of a
+// class that places them): node-selector-conflict, checkpoint-missing, checkpoint-dangling,
+// checkpoint-invalid.
+void validateClassExtensions(const ValidationInput& in, std::vector<Violation>& out);
+
+// node-selector-conflict (placement via nodeSelector, onConflict keep or deny).
+void checkNodeSelectorConflict(const PodView& pod, const policy::WorkloadClass& cls,
+                               const std::vector<const policy::Pool*>& pools,
+                               std::vector<Violation>& out);
+
+// checkpoint-*: `why` continues the subject (" is in class training, which requires ...,").
+void checkCheckpoint(const PodView& pod, const policy::CheckpointRule& rule, const std::string& why,
+                     std::vector<Violation>& out);
 
 }  // namespace gpua::engine

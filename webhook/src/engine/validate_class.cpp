@@ -1,6 +1,8 @@
 #include "engine/class_hints.hpp"
+#include "engine/class_placement.hpp"
 #include "engine/json_util.hpp"
 #include "engine/quota_check.hpp"
+#include "engine/require_effects.hpp"
 #include "engine/text.hpp"
 #include "engine/validate.hpp"
 
@@ -208,8 +210,8 @@ void checkMigProfiles(const ValidationInput& in, std::vector<Violation>& out) {
 
 void checkPriorityClass(const ValidationInput& in, std::vector<Violation>& out) {
   // The class's priority tiers are about its GPUs: a CPU pod of an optional-GPU class (a CPU
-  // notebook) keeps whatever priority class it names.
-  if (!in.gpu.hasGpu) return;
+  // notebook) keeps whatever priority class it names, unless the class places CPU pods too.
+  if (!getsClassPlacement(in.cls, in.gpu)) return;
   const std::string_view name = in.pod.specString("priorityClassName");
   if (name.empty() || in.cls.overridePriorityClass) return;
   if (in.cls.priorityClassName && *in.cls.priorityClassName == name) return;
@@ -243,6 +245,8 @@ void validateClass(const ValidationInput& in, std::vector<Violation>& out) {
   checkShared(in, out);
   checkMigProfiles(in, out);
   checkPriorityClass(in, out);
+  checkRequiredEffects(in, out);
+  checkAllowedValues(in, out);
 }
 
 }  // namespace gpua::engine

@@ -6,12 +6,34 @@ namespace gpua::engine {
 
 namespace {
 
-// How the pod reaches `pool`, in words ("nodeSelector k=v"), or empty when it does not.
+// How the pod reaches `pool`, in words ("nodeSelector k=v"), or empty when it does not: a
+// nodeSelector value that satisfies one of the pool's requirements that only the pool's kind
+// of node can meet (In, Exists, Gt, Lt; NotIn and DoesNotExist also hold on CPU nodes).
 std::string nodeSelectorHit(const PodView& pod, const policy::Pool& pool) {
   const rapidjson::Value* selector = json::objectMember(pod.spec, "nodeSelector");
-  for (const auto& [k, v] : pool.nodeSelector)
-    if (json::stringMember(selector, k) == v && json::member(selector, k) != nullptr)
-      return "nodeSelector " + k + "=" + v;
+  if (selector == nullptr) return {};
+  std::string hit;
+  pool.forEachRequirement([&](const policy::NodeRequirementRef& r) {
+    const rapidjson::Value* v = hit.empty() ? json::member(selector, r.key) : nullptr;
+    if (v == nullptr || !v->IsString()) return;
+    if (r.requiresKey() && r.matchesValue(true, json::view(*v)))
+      hit = "nodeSelector " + std::string(r.key) + "=" + std::string(json::view(*v));
+  });
+  return hit;
+}
+
+// One expression of the pod's required node affinity that asks for the pool's nodes: `In`
+// with a value the pool accepts, or `Exists` on a key the pool requires.
+std::string expressionHit(const rapidjson::Value& e, const policy::NodeRequirementRef& req) {
+  if (json::stringMember(&e, "key") != req.key || !req.requiresKey()) return {};
+  const std::string key(req.key);
+  const std::string_view op = json::stringMember(&e, "operator");
+  if (op == "Exists") return "node affinity " + key + " Exists";
+  const auto* values = json::arrayMember(&e, "values");
+  if (op != "In" || values == nullptr) return {};
+  for (const auto& v : values->GetArray())
+    if (v.IsString() && req.matchesValue(true, json::view(v)))
+      return "node affinity " + key + "=" + std::string(json::view(v));
   return {};
 }
 
@@ -21,19 +43,35 @@ std::string affinityHit(const PodView& pod, const policy::Pool& pool) {
       json::arrayMember(json::objectMember(node, "requiredDuringSchedulingIgnoredDuringExecution"),
                         "nodeSelectorTerms");
   if (terms == nullptr) return {};
+  std::string hit;
   for (const auto& term : terms->GetArray()) {
     const auto* exprs = json::arrayMember(&term, "matchExpressions");
     if (exprs == nullptr) continue;
-    for (const auto& e : exprs->GetArray()) {
-      const auto* values = json::arrayMember(&e, "values");
-      if (values == nullptr || json::stringMember(&e, "operator") != "In") continue;
-      const auto it = pool.nodeSelector.find(std::string(json::stringMember(&e, "key")));
-      if (it == pool.nodeSelector.end()) continue;
-      for (const auto& v : values->GetArray())
-        if (json::view(v) == it->second) return "node affinity " + it->first + "=" + it->second;
-    }
+    for (const auto& e : exprs->GetArray())
+      pool.forEachRequirement([&](const policy::NodeRequirementRef& req) {
+        if (hit.empty()) hit = expressionHit(e, req);
+      });
+    if (!hit.empty()) return hit;
   }
-  return {};
+  return hit;
+}
+
+// spec.nodeName on a node whose labels put it in `pool` (only decidable with node data; a pool
+// that selects nothing by labels cannot be told from its nodes' labels here).
+std::string nodeNameHit(const PodView& pod, const policy::Pool& pool,
+                        const SupplySnapshot* supply) {
+  if (supply == nullptr || !supply->available || !pool.selectsNodes()) return {};
+  const std::string_view name = pod.specString("nodeName");
+  const NodeSupply* node = name.empty() ? nullptr : supply->node(name);
+  if (node == nullptr) return {};
+  bool all = true;
+  pool.forEachRequirement([&](const policy::NodeRequirementRef& r) {
+    const auto it = node->labels.find(r.key);
+    all = all && r.matchesValue(it != node->labels.end(), it != node->labels.end()
+                                                              ? std::string_view(it->second)
+                                                              : std::string_view());
+  });
+  return all ? "spec.nodeName " + text::oneLine(name, 80) : std::string();
 }
 
 // Only a toleration naming the taint's key counts: a blanket toleration (empty key) is what
@@ -55,8 +93,8 @@ std::string tolerationHit(const PodView& pod, const policy::Pool& pool) {
 }  // namespace
 
 void validatePoolTargeting(const PodView& pod, const PodGpu& gpu, const policy::PolicySet& policy,
-                           std::vector<Violation>& out) {
-  if (gpu.hasGpu) return;
+                           std::vector<Violation>& out, const SupplySnapshot* supply) {
+  if (gpu.hasGpu || !policy.fieldGuards.gpuPoolTargeting) return;
   for (const auto& pool : policy.pools) {
     std::string how = nodeSelectorHit(pod, pool);
     std::string_view what = "nodeSelector entry";
@@ -67,6 +105,10 @@ void validatePoolTargeting(const PodView& pod, const PodGpu& gpu, const policy::
     if (how.empty()) {
       how = tolerationHit(pod, pool);
       what = "toleration";
+    }
+    if (how.empty()) {
+      how = nodeNameHit(pod, pool, supply);
+      what = "spec.nodeName";
     }
     if (how.empty()) continue;
     out.push_back({"gpu-pool-without-request",

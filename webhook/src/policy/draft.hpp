@@ -21,10 +21,19 @@ struct PoolOrigin {
   bool broken = false;  // errors were reported inside the pool: skip checks that build on it
 };
 
+// A class's `effects` as written: each set one overrides spec.effects (resolved after merging,
+// since spec.effects may sit in another file).
+struct EffectOverrides {
+  std::optional<EffectMode> toleration, nodePlacement, priorityClass, runtimeClass, resourceName;
+};
+
 struct ClassOrigin {
   SourceLoc node, name, migProfile, request, priorityClassName;
   std::vector<SourceLoc> pools;
   bool requestExplicit = false;  // gpus.request was written (else defaulted from pools)
+  std::vector<SourceLoc> cpuPools;
+  SourceLoc placement;  // the class's placement mapping (its node when absent)
+  EffectOverrides effects;
 };
 
 struct QuotaOrigin {
@@ -48,6 +57,8 @@ struct Draft {
   std::vector<SourceLoc> templates;               // each set.templateKinds entry
   std::map<std::string, SettingOrigin> settings;  // by key path, e.g. "spec.exempt"
   SourceLoc unclassifiedGpuPods;                  // where the class name was written
+  std::vector<PoolOrigin> cpuPools;               // parallel to set.cpuPools
+  std::vector<SourceLoc> priorityTiers;           // name of each set.priorityTiers entry
 };
 
 }  // namespace gpua::policy

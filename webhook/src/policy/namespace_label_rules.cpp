@@ -40,6 +40,12 @@ std::vector<std::string> namespaceLabelRules(const PolicySet& policy) {
   for (std::size_t i = 0; i < policy.rollout.size(); ++i)
     if (usesLabels(policy.rollout[i].namespaces))
       out.push_back(indexed("rollout", i) + ".namespaces");
+  for (std::size_t i = 0; i < policy.ruleExemptions.size(); ++i)
+    if (usesLabels(policy.ruleExemptions[i].namespaces))
+      out.push_back(indexed("ruleExemptions", i) + ".namespaces");
+  for (std::size_t i = 0; i < policy.namespaceRules.size(); ++i)
+    if (!policy.namespaceRules[i].namespaces.labels.empty())
+      out.push_back(indexed("namespaceRules", i) + ".namespaces");
   return out;
 }
 

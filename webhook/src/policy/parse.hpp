@@ -19,7 +19,38 @@ void parseQuotas(YamlReader& r, const YAML::Node& node, const std::string& path,
 void parseRollout(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft);
 void parseTemplates(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft);
 
+void parseCpuPools(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft);
+void parseFieldGuards(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft);
+void parsePriorityTiers(YamlReader& r, const YAML::Node& node, const std::string& path,
+                        Draft& draft);
+// The class keys of issue 11 (cpuPools, placement, requireCheckpoint...), read from the class's
+// mapping after its core keys.
+void parseClassExtensions(YamlReader& r, const MapReader& m, WorkloadClass& c, ClassOrigin& origin);
+
 // Shared pieces.
+// A pool's matchExpressions: key, operator (In, NotIn, Exists, DoesNotExist, Gt, Lt), values.
+NodeRequirements parseNodeRequirements(YamlReader& r, const YAML::Node& node,
+                                       const std::string& path);
+void parseTaints(YamlReader& r, const YAML::Node& node, const std::string& path, Pool& pool);
+std::optional<CheckpointRule> parseCheckpointRule(YamlReader& r, const YAML::Node& node,
+                                                  const std::string& path);
+// spec.ruleExemptions and spec.namespaceRules (parse_images.cpp, parse_namespace_rules.cpp).
+void parseRuleExemptions(YamlReader& r, const YAML::Node& node, const std::string& path,
+                         Draft& draft);
+void parseNamespaceRules(YamlReader& r, const YAML::Node& node, const std::string& path,
+                         Draft& draft);
+// spec.effects (the cluster default) and a class's effects (parse_effects.cpp): "mutate",
+// "require", or a mapping per effect.
+void parseDefaultEffects(YamlReader& r, const YAML::Node& node, const std::string& path,
+                         Draft& draft);
+EffectOverrides parseEffects(YamlReader& r, const YAML::Node& node, const std::string& path);
+// After merging: each class's effects = spec.effects overlaid with the class's own.
+void resolveClassEffects(Draft& draft);
+
+// Shared pieces.
+// A non-empty list of image patterns: exact references, or prefixes ending in '*'.
+std::vector<std::string> parseImagePatterns(YamlReader& r, const YAML::Node& node,
+                                            const std::string& path);
 // A namespace selector: either a list of names, or {names, matchLabels, matchExpressions}.
 std::optional<NamespaceSelector> parseNamespaceSelector(YamlReader& r, const YAML::Node& node,
                                                         const std::string& path);

@@ -51,6 +51,26 @@ void parseGpus(YamlReader& r, const MapReader& m, WorkloadClass& c, ClassOrigin&
   }
 }
 
+// effects, allowedRuntimeClasses and requirePriorityClass (require instead of fix).
+void parseClassRequirements(YamlReader& r, const MapReader& m, WorkloadClass& c,
+                            ClassOrigin& origin) {
+  if (m.has("effects")) origin.effects = parseEffects(r, m.get("effects"), m.path("effects"));
+  if (m.has("allowedRuntimeClasses"))
+    c.allowedRuntimeClasses =
+        r.stringList(m.get("allowedRuntimeClasses"), m.path("allowedRuntimeClasses"));
+  if (m.has("requirePriorityClass"))
+    c.requirePriorityClass =
+        r.boolean(m.get("requirePriorityClass"), m.path("requirePriorityClass")).value_or(false);
+  // Demanding the class's priority class means nothing when the class names none. Only an
+  // explicit `priorityClass: require` is an error: `effects: require` means "what there is".
+  const YAML::Node effects = m.get("effects");
+  if (effects.IsMap() && effects["priorityClass"] &&
+      origin.effects.priorityClass == EffectMode::Require && !m.has("priorityClassName"))
+    r.error(m.get("effects"), m.path("effects") + ".priorityClass",
+            "priorityClass: require needs priorityClassName",
+            "set priorityClassName, or use requirePriorityClass: true to demand any allowed class");
+}
+
 // Rules that only need the class itself. Reference and pool-compatibility checks come later.
 void checkClass(YamlReader& r, const MapReader& m, const WorkloadClass& c,
                 const ClassOrigin& origin) {
@@ -78,7 +98,8 @@ void parseClass(YamlReader& r, const YAML::Node& node, const std::string& path, 
   MapReader m(r, node, path,
               {"name", "match", "allowedNamespaces", "pools", "priorityClassName",
                "overridePriorityClass", "allowedPriorityClasses", "gpus", "maxRunSeconds",
-               "capacityCheck", "maxShareOfNodePerGpu"});
+               "cpuPools", "placement", "requireCheckpoint", "effects", "allowedRuntimeClasses",
+               "requirePriorityClass", "capacityCheck", "maxShareOfNodePerGpu"});
   if (!m.valid()) return;
   WorkloadClass c;
   ClassOrigin origin;
@@ -118,6 +139,8 @@ void parseClass(YamlReader& r, const YAML::Node& node, const std::string& path, 
   }
   if (m.has("maxRunSeconds"))
     c.maxRunSeconds = r.integer(m.get("maxRunSeconds"), m.path("maxRunSeconds"), 1);
+  parseClassExtensions(r, m, c, origin);
+  parseClassRequirements(r, m, c, origin);
   if (m.has("capacityCheck"))
     c.capacityCheck = parseCapacityCheck(r, m.get("capacityCheck"), m.path("capacityCheck"));
   if (m.has("maxShareOfNodePerGpu"))

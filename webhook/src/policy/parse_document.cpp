@@ -36,8 +36,13 @@ void parseMetadata(YamlReader& r, const YAML::Node& node, Draft& draft) {
 }
 
 void parseExempt(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft) {
-  MapReader m(r, node, path, {"namespaces"});
-  if (!m.valid() || !m.require("namespaces")) return;
+  MapReader m(r, node, path, {"namespaces", "images"});
+  if (!m.valid()) return;
+  if (m.has("images"))
+    draft.set.exemptImages = parseImagePatterns(r, m.get("images"), m.path("images"));
+  // Images alone are enough: exempt needs namespaces only when it names no images.
+  if (!m.has("images") && !m.require("namespaces")) return;
+  if (!m.has("namespaces")) return;
   if (auto sel = parseNamespaceSelector(r, m.get("namespaces"), m.path("namespaces"))) {
     draft.set.exemptNamespaces = *sel;
     draft.set.hasExemptions = true;
@@ -71,7 +76,8 @@ void parsePriorityClasses(YamlReader& r, const YAML::Node& node, const std::stri
 void parseSpec(YamlReader& r, const YAML::Node& node, Draft& draft) {
   MapReader spec(r, node, "spec",
                  {"exempt", "pools", "classes", "unclassifiedGpuPods", "skip", "quotas", "rollout",
-                  "templates", "priorityClasses", "quotaUnavailable", "capacityCheck"});
+                  "templates", "priorityClasses", "quotaUnavailable", "cpuPools", "fieldGuards",
+                  "priorityTiers", "capacityCheck", "effects", "ruleExemptions", "namespaceRules"});
   if (!spec.valid()) return;
   if (spec.has("exempt") && claimSetting(r, draft, spec, "exempt"))
     parseExempt(r, spec.get("exempt"), spec.path("exempt"), draft);
@@ -86,12 +92,23 @@ void parseSpec(YamlReader& r, const YAML::Node& node, Draft& draft) {
     parseTemplates(r, spec.get("templates"), spec.path("templates"), draft);
   if (spec.has("priorityClasses") && claimSetting(r, draft, spec, "priorityClasses"))
     parsePriorityClasses(r, spec.get("priorityClasses"), spec.path("priorityClasses"), draft);
+  if (spec.has("effects") && claimSetting(r, draft, spec, "effects"))
+    parseDefaultEffects(r, spec.get("effects"), spec.path("effects"), draft);
+  if (spec.has("ruleExemptions"))
+    parseRuleExemptions(r, spec.get("ruleExemptions"), spec.path("ruleExemptions"), draft);
+  if (spec.has("namespaceRules"))
+    parseNamespaceRules(r, spec.get("namespaceRules"), spec.path("namespaceRules"), draft);
   if (spec.has("quotaUnavailable") && claimSetting(r, draft, spec, "quotaUnavailable")) {
     auto mode = r.enumeration<QuotaUnavailable>(
         spec.get("quotaUnavailable"), spec.path("quotaUnavailable"),
         {{"failOpen", QuotaUnavailable::FailOpen}, {"failClosed", QuotaUnavailable::FailClosed}});
     if (mode) draft.set.quotaUnavailable = *mode;
   }
+  if (spec.has("cpuPools")) parseCpuPools(r, spec.get("cpuPools"), spec.path("cpuPools"), draft);
+  if (spec.has("fieldGuards") && claimSetting(r, draft, spec, "fieldGuards"))
+    parseFieldGuards(r, spec.get("fieldGuards"), spec.path("fieldGuards"), draft);
+  if (spec.has("priorityTiers"))
+    parsePriorityTiers(r, spec.get("priorityTiers"), spec.path("priorityTiers"), draft);
   if (spec.has("capacityCheck") && claimSetting(r, draft, spec, "capacityCheck"))
     if (auto check = parseCapacityCheck(r, spec.get("capacityCheck"), spec.path("capacityCheck")))
       draft.set.capacityCheck = *check;

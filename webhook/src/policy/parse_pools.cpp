@@ -41,11 +41,16 @@ std::optional<Taint> parseTaint(YamlReader& r, const YAML::Node& node, const std
   return t;
 }
 
+}  // namespace
+
+// Shared with spec.cpuPools (parse_cpu_pools.cpp).
 void parseTaints(YamlReader& r, const YAML::Node& node, const std::string& path, Pool& pool) {
   if (!r.expectList(node, path)) return;
   for (std::size_t i = 0; i < node.size(); ++i)
     if (auto t = parseTaint(r, node[i], indexPath(path, i))) pool.taints.push_back(*t);
 }
+
+namespace {
 
 void parseMigProfiles(YamlReader& r, const MapReader& m, Pool& pool, PoolOrigin& origin) {
   const YAML::Node list = m.get("migProfiles");
@@ -117,7 +122,7 @@ void checkSharingFields(YamlReader& r, const MapReader& m, const Pool& pool) {
 void parsePool(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft) {
   MapReader m(r, node, path,
               {"name", "gpu", "sharing", "migProfiles", "replicas", "resource", "nodeSelector",
-               "taints", "runtimeClassName", "maxShareOfNodePerGpu"});
+               "taints", "runtimeClassName", "matchExpressions", "maxShareOfNodePerGpu"});
   if (!m.valid()) return;
   const std::size_t errorsBefore = r.diagnostics().size();
   Pool pool;
@@ -141,6 +146,9 @@ void parsePool(YamlReader& r, const YAML::Node& node, const std::string& path, D
   if (m.has("nodeSelector"))
     pool.nodeSelector = r.stringMap(m.get("nodeSelector"), m.path("nodeSelector"));
   if (m.has("taints")) parseTaints(r, m.get("taints"), m.path("taints"), pool);
+  if (m.has("matchExpressions"))
+    pool.matchExpressions =
+        parseNodeRequirements(r, m.get("matchExpressions"), m.path("matchExpressions"));
   if (m.has("runtimeClassName"))
     pool.runtimeClassName = r.name(m.get("runtimeClassName"), m.path("runtimeClassName"));
   if (m.has("maxShareOfNodePerGpu"))

@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "policy/class_rules.hpp"
 #include "policy/label_selector.hpp"
+#include "policy/node_requirement.hpp"
 
 namespace gpua::policy {
 
@@ -21,6 +23,19 @@ enum class Sharing { Exclusive, Mig, TimeSlicing, Mps };
 //   annotations.
 enum class Mode { Enforce, Warn, Audit };
 
+// How a class's effect reaches its pods. Mutate: the webhook writes it (the default). Require:
+// the webhook never writes it and refuses a pod that lacks or contradicts it, naming the exact
+// fix (for GitOps, where a corrected manifest must land in git, not only in the cluster).
+enum class EffectMode { Mutate, Require };
+
+// One mode per effect a class has on its pods.
+struct Effects {
+  EffectMode toleration = EffectMode::Mutate;     // the pools' taints tolerated
+  EffectMode nodePlacement = EffectMode::Mutate;  // the pools' node selection
+  EffectMode priorityClass = EffectMode::Mutate;  // the class's priorityClassName
+  EffectMode runtimeClass = EffectMode::Mutate;   // the pools' runtimeClassName
+  EffectMode resourceName = EffectMode::Mutate;   // nvidia.com/gpu -> the class's resource
+};
 // What a capacity finding (no-capacity, gpu-stranding: checks that need node data) may do.
 //   Deny: a violation like any other, which the rollout mode turns into deny/warn/audit.
 //   Warn: never denies; in enforce namespaces it becomes a warning (warn and audit as usual).
@@ -49,6 +64,26 @@ struct Pool {
   std::map<std::string, std::string> nodeSelector;  // ANDed into required node affinity (In)
   std::vector<Taint> taints;
   std::optional<std::string> runtimeClassName;  // set on the pod when absent
+  // Requirements beyond nodeSelector's equality (NotIn, Exists, DoesNotExist, Gt, Lt, In with
+  // several values), ANDed with it.
+  NodeRequirements matchExpressions;
+  bool cpuOnly = false;  // a pool of spec.cpuPools: no GPUs, for classes' pods without GPUs
+
+  bool selectsNodes() const { return !nodeSelector.empty() || !matchExpressions.empty(); }
+  // The pool's whole node selection: nodeSelector entries as `In [v]`, then matchExpressions,
+  // as views (the request path copies nothing).
+  template <typename F>
+  void forEachRequirement(F&& f) const {
+    for (const auto& [k, v] : nodeSelector) f(NodeRequirementRef{k, NodeOperator::In, {&v, 1}});
+    for (const auto& r : matchExpressions) f(NodeRequirementRef{r.key, r.op, r.values});
+  }
+  NodeRequirements requirements() const {
+    NodeRequirements out;
+    forEachRequirement([&](const NodeRequirementRef& r) {
+      out.push_back({std::string(r.key), r.op, {r.values.begin(), r.values.end()}});
+    });
+    return out;
+  }
   // gpu-stranding: a pod may take at most this multiple of a node's CPU and memory per GPU
   // unit (1.5 = half again its share). Unset = no stranding check for this pool unless the
   // class sets one.
@@ -68,10 +103,13 @@ struct MatchRule {
   // Any container/initContainer requests or limits key equals one of these; a trailing '*' makes
   // the entry a prefix ("nvidia.com/gpumem*").
   std::vector<std::string> resources;
+  // Any container/initContainer image matches one of these image patterns (engine/image_match.hpp).
+  std::vector<std::string> images;
 
   bool empty() const {
     return labels.empty() && labelKeys.empty() && annotations.empty() && annotationKeys.empty() &&
-           !namespaces && ownerKinds.empty() && schedulerNames.empty() && resources.empty();
+           !namespaces && ownerKinds.empty() && schedulerNames.empty() && resources.empty() &&
+           images.empty();
   }
 };
 
@@ -106,8 +144,22 @@ struct WorkloadClass {
   std::vector<std::string> allowedPriorityClasses;
   GpuSizing gpus;
   std::optional<int64_t> maxRunSeconds;  // -> spec.activeDeadlineSeconds (set or lowered)
-  std::optional<CapacityCheck> capacityCheck;   // unset = PolicySet::capacityCheck
-  std::optional<double> maxShareOfNodePerGpu;   // wins over the pool's (see Pool)
+  // CPU pools (PolicySet::cpuPools) for the class's pods without GPUs; only forbidden or
+  // optional classes. With them (or with gpus.request: forbidden) CPU pods get placement,
+  // tolerations and the priority class too.
+  std::vector<std::string> cpuPools;
+  Placement placement;
+  std::optional<CheckpointRule> requireCheckpoint;
+  std::optional<CapacityCheck> capacityCheck;  // unset = PolicySet::capacityCheck
+  std::optional<double> maxShareOfNodePerGpu;  // wins over the pool's (see Pool)
+  // Runtime classes a user may name on GPU pods of this class besides the pools' own. Empty =
+  // any (in mutate mode); in require mode only the pools' class and these.
+  std::vector<std::string> allowedRuntimeClasses;
+  bool requirePriorityClass = false;  // a GPU pod must end up with a priority class
+  // Resolved by the loader: the class's `effects`, written per effect, over spec.effects.
+  Effects effects;
+  std::optional<CapacityCheck> capacityCheck;  // unset = PolicySet::capacityCheck
+  std::optional<double> maxShareOfNodePerGpu;  // wins over the pool's (see Pool)
 
   // ---- resolved by the loader ----
   // The extended resource the class's GPU requests are rewritten to: "nvidia.com/gpu",
@@ -169,6 +221,23 @@ struct TemplateKind {
   std::map<std::string, std::map<std::string, std::string>> podLabelsByPath;
 };
 
+// Pods exempt from some rules (or from the whole policy) by their container images: the pod is
+// exempt when every container and init container runs an image matching one of `images`.
+struct RuleExemption {
+  std::vector<std::string> rules;   // violation rule ids; empty = every rule (the whole policy)
+  std::vector<std::string> images;  // image patterns (engine/image_match.hpp), never empty
+  std::optional<NamespaceSelector> namespaces;  // absent = every namespace
+};
+
+// Allowed values for the pods of the matching namespaces (GPU pods of a class), on top of the
+// class's own: e.g. a team's namespaces may use only the low training tier.
+struct NamespaceRule {
+  NamespaceSelector namespaces;
+  std::vector<std::string> priorityClassNames;  // empty = no restriction
+  std::vector<std::string> runtimeClassNames;   // empty = no restriction
+  bool requirePriorityClass = false;
+};
+
 // When live usage is unavailable (API server unreachable, not synced yet).
 enum class QuotaUnavailable { FailOpen, FailClosed };
 
@@ -189,11 +258,30 @@ struct PolicySet {
   // The cluster's globalDefault PriorityClass name: a pod carrying it did not choose it.
   std::optional<std::string> globalDefaultPriorityClass;
   QuotaUnavailable quotaUnavailable = QuotaUnavailable::FailOpen;
+  std::vector<Pool> cpuPools;  // nodes without GPUs, named by classes' cpuPools
+  FieldGuards fieldGuards;
+  std::vector<PriorityTier> priorityTiers;  // the cluster's priority classes, for review/checks
+  Effects defaultEffects;  // spec.effects: the cluster default each class starts from
+  // spec.exempt.images: pods whose every container runs one of these are exempt, like an
+  // exempt namespace (Gatekeeper's exemptImages).
+  std::vector<std::string> exemptImages;
+  std::vector<RuleExemption> ruleExemptions;  // spec.ruleExemptions, in order
+  std::vector<NamespaceRule> namespaceRules;  // spec.namespaceRules: every matching rule applies
   CapacityCheck capacityCheck = CapacityCheck::Warn;  // the classes' default (spec.capacityCheck)
 
   const Pool* findPool(std::string_view n) const {
     for (const auto& p : pools)
       if (p.name == n) return &p;
+    return nullptr;
+  }
+  const Pool* findCpuPool(std::string_view n) const {
+    for (const auto& p : cpuPools)
+      if (p.name == n) return &p;
+    return nullptr;
+  }
+  const PriorityTier* findTier(std::string_view n) const {
+    for (const auto& t : priorityTiers)
+      if (t.name == n) return &t;
     return nullptr;
   }
   const WorkloadClass* findClass(std::string_view n) const {

@@ -5,6 +5,8 @@
 
 #include "policy/edit_distance.hpp"
 #include "policy/gpu_models.hpp"
+#include "policy/resolve_extensions.hpp"
+#include "policy/parse.hpp"
 
 namespace gpua::policy {
 
@@ -218,9 +220,11 @@ void checkRollout(const Draft& d, Diagnostics& errors) {
 void resolveDraft(Draft& draft, Diagnostics& errors) {
   checkAllDuplicates(draft, errors);
   resolveClasses(draft, errors);
+  resolveClassEffects(draft);
   resolveUnclassified(draft, errors);
   resolveQuotas(draft, errors);
   checkRollout(draft, errors);
+  resolveExtensions(draft, errors);
 }
 
 }  // namespace gpua::policy

@@ -52,6 +52,35 @@ TEST_F(ReviewTest, AdmittedPodExitsZeroAndPrintsPatchAndPatchedPodAsYaml) {
   EXPECT_NE(r.out.find("priorityClassName: gpu-training"), std::string::npos) << r.out;
 }
 
+TEST_F(ReviewTest, ShowsThePriorityTierAndWhoMayPreemptIt) {
+  dir_.write("policies/tiers.yaml", R"(apiVersion: gpu-admission.io/v1
+kind: GpuPolicy
+metadata: {name: tiers}
+spec:
+  priorityTiers:
+  - {name: gpu-training, value: 10000}
+  - {name: gpu-serving, value: 100000}
+  classes:
+  - name: serving
+    match: {any: [{labels: {gpu-admission.io/class: serving}}]}
+    pools: [train-h100]
+    priorityClassName: gpu-serving
+)");
+  dir_.write("pod.json", kKubeflowWorkerPod);
+  const auto text = review("pod.json");
+  ASSERT_EQ(text.exitCode, 0) << text.out << text.err;
+  EXPECT_NE(text.out.find("priority: gpu-training (value 10000, preemptionPolicy "
+                          "PreemptLowerPriority; preemptible by class serving (gpu-serving) on "
+                          "pool train-h100)"),
+            std::string::npos)
+      << text.out;
+  const auto json = review("pod.json", {"-o", "json"});
+  ASSERT_EQ(json.exitCode, 0) << json.err;
+  const auto doc = parseJson(json.out);
+  ASSERT_TRUE(doc.HasMember("priority")) << json.out;
+  EXPECT_EQ(std::string(doc["priority"].GetString()).rfind("gpu-training (value 10000", 0), 0u);
+}
+
 TEST_F(ReviewTest, DeniedPodExitsOneWithTheMessage) {
   dir_.write("pod.yaml", kUnclassifiedGpuPod);
   const auto r = review("pod.yaml");

@@ -143,6 +143,111 @@ TEST_F(TestRunnerTest, PolicyThatDoesNotLoadExitsTwo) {
   EXPECT_NE(r.err.find("broken/policy.yaml"), std::string::npos) << r.err;
 }
 
+// Issue 11: a case without `namespace:` reviews the object in its own metadata.namespace, as
+// `review` does, and namespace labels apply to that namespace. An explicit namespace that
+// disagrees is still refused, naming the case key (test has no --namespace flag).
+TEST_F(TestRunnerTest, CaseNamespaceDefaultsToTheObjectsNamespace) {
+  dir_.write("policy-tests/pods/worker.json", kKubeflowWorkerPod);  // metadata.namespace team-a
+  dir_.write("policy-tests/cases.yaml", R"(cases:
+- name: object namespace
+  podFile: pods/worker.json
+  namespaceLabels: {env: dev}
+  expect: {allowed: true, class: training, mode: warn}
+- name: disagreeing namespace
+  namespace: team-b
+  podFile: pods/worker.json
+  expect: {allowed: true}
+)");
+  const auto r = runCli({"test", "policy-tests"}, dir_.path());
+  EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
+  EXPECT_EQ(r.out.find("object namespace"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("FAIL policy-tests/cases.yaml:disagreeing namespace: cannot review: "
+                       "metadata.namespace \"team-a\" does not match the case's namespace "
+                       "\"team-b\""),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("--namespace"), std::string::npos) << r.out;
+  EXPECT_EQ(lastLine(r.out), "1 passed, 1 failed");
+}
+
+// Issue 11: when every case file names its own `policies:`, the runner needs no ../policies.
+TEST_F(TestRunnerTest, CaseFilesWithTheirOwnPoliciesNeedNoDefaultPolicy) {
+  ScratchDir bare;  // no policies/ directory anywhere
+  bare.write("suite/own/policy.yaml", kTestPolicy);
+  bare.write("suite/pods/worker.json", kKubeflowWorkerPod);
+  bare.write("suite/cases.yaml", std::string("policies: own\n") + kCases);
+  const auto r = runCli({"test", "suite/cases.yaml"}, bare.path());
+  EXPECT_EQ(r.exitCode, 1) << r.out << r.err;  // kCases has one failing case
+  EXPECT_EQ(lastLine(r.out), "1 passed, 1 failed") << r.err;
+  // A file without its own policies still needs the default one: a usage error.
+  bare.write("suite/more.yaml", kCases);
+  const auto missing = runCli({"test", "suite"}, bare.path());
+  EXPECT_EQ(missing.exitCode, 2) << missing.out << missing.err;
+  EXPECT_NE(missing.err.find("policies"), std::string::npos) << missing.err;
+}
+
+// Issue 11: exact violations, none, forbidden ones, an exact warning count, and audit
+// annotations present or absent, so that an audit- or warn-mode rule can be asserted to pass.
+TEST_F(TestRunnerTest, ExactViolationAndWarningExpectations) {
+  dir_.write("policy-tests/pods/worker.json", kKubeflowWorkerPod);
+  dir_.write("policy-tests/cases.yaml",
+             R"(defaults: {namespace: team-a, namespaceLabels: {env: dev}}
+cases:
+- name: passes
+  podFile: pods/worker.json
+  expect:
+    noViolations: true
+    violationsExactly: []
+    notViolations: [max-per-pod]
+    warningCount: 1
+    auditAnnotations: {class: training, violation-rules: null}
+- name: breaks max-per-pod
+  pod:
+    apiVersion: v1
+    kind: Pod
+    metadata: {name: big, labels: {gpu-admission.io/class: training}}
+    spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 9}}}]}
+  expect:
+    allowed: true
+    violationsExactly: [max-per-pod]
+    warningCount: 2
+    auditAnnotations: {violation-rules: max-per-pod}
+- name: wrong expectations
+  pod:
+    apiVersion: v1
+    kind: Pod
+    metadata: {name: big, labels: {gpu-admission.io/class: training}}
+    spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 9}}}]}
+  expect:
+    violationsExactly: [quota]
+    notViolations: [max-per-pod]
+    warningCount: 0
+    auditAnnotations: {violation-rules: null, class: inference}
+- name: wrongly none
+  pod:
+    apiVersion: v1
+    kind: Pod
+    metadata: {name: big, labels: {gpu-admission.io/class: training}}
+    spec: {containers: [{name: c, resources: {limits: {nvidia.com/gpu: 9}}}]}
+  expect: {noViolations: true}
+)");
+  const auto r = runCli({"test", "policy-tests"}, dir_.path());
+  EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
+  const std::string where = "FAIL policy-tests/cases.yaml:wrong expectations: ";
+  EXPECT_NE(r.out.find("FAIL policy-tests/cases.yaml:wrongly none: violations: expected none, "
+                       "got [\"max-per-pod\"]"),
+            std::string::npos)
+      << r.out;
+  for (const std::string line :
+       {"violations: expected exactly [\"quota\"], got [\"max-per-pod\"]",
+        "violations: expected no rule \"max-per-pod\", got [\"max-per-pod\"]",
+        "warnings: expected 0, got 2",
+        "auditAnnotations.violation-rules: expected absent, got \"max-per-pod\"",
+        "auditAnnotations.class: expected \"inference\", got \"training\""})
+    EXPECT_NE(r.out.find(where + line), std::string::npos) << line << "\n" << r.out;
+  EXPECT_EQ(lastLine(r.out), "2 passed, 2 failed");
+}
+
 // The repository's own suite against the shipped policies: `make policy-test` in ctest form.
 TEST(RepoPolicyTests, ShippedPolicyTestsPass) {
   const std::filesystem::path repo = GPUA_REPO_DIR;

@@ -129,6 +129,27 @@ TEST(Classify, OwnerKindsAndResourcePrefixes) {
   EXPECT_EQ(rdma.reason, "resource rdma/* (class inference, match rule 1)");
 }
 
+// Issue 11: `resources: [nvidia.com/gpu]` must not claim a container that asks for zero GPUs
+// (the class then denied it as missing-gpu-request); zero means no GPU everywhere else.
+TEST(Classify, ResourceRuleIgnoresZeroQuantities) {
+  auto p = makePolicy();
+  policy::MatchRule res;
+  res.resources = {"nvidia.com/gpu", "rdma/*"};
+  p.classes[0].match.any = {res};
+  for (const char* zero :
+       {R"({"limits":{"nvidia.com/gpu":0}})", R"({"limits":{"nvidia.com/gpu":"0"}})",
+        R"({"requests":{"nvidia.com/gpu":"0"},"limits":{"nvidia.com/gpu":"0"}})",
+        R"({"limits":{"rdma/hca":"0m"}})"}) {
+    const Decision d = decideText(gpuPod("{}", zero), p);
+    EXPECT_EQ(d.outcome, Outcome::NoGpu) << zero;
+    EXPECT_TRUE(d.violations.empty()) << zero;
+  }
+  EXPECT_EQ(decideText(gpuPod("{}", kOneGpu), p).className, "training");
+  // A malformed quantity is not zero: the class claims the pod and reports it.
+  EXPECT_EQ(decideText(gpuPod("{}", R"({"limits":{"nvidia.com/gpu":"x"}})"), p).className,
+            "training");
+}
+
 TEST(Classify, NoGpuAndNoClassIsNoGpu) {
   const Decision d =
       decideText(gpuPod(R"({"app":"web"})", R"({"limits":{"cpu":"1"}})"), makePolicy());

@@ -66,6 +66,35 @@ TEST_F(Corpus, EveryPodDecidesAppliesAndIsIdempotent) {
   EXPECT_GE(count, 20);
 }
 
+// Require instead of fix (issue 11): on every real pod, what mutate mode writes is exactly what
+// require mode demands, so the mutated pod passes require mode with no patch and no *-required
+// violation, and require mode never writes an effect into the original pod.
+TEST_F(Corpus, MutateModeOutputPassesRequireModeOnEveryPod) {
+  auto require = assigningPolicy();
+  for (auto& c : require.classes)
+    c.effects = {policy::EffectMode::Require, policy::EffectMode::Require,
+                 policy::EffectMode::Require, policy::EffectMode::Require,
+                 policy::EffectMode::Require};
+  int mutated = 0;
+  for (const auto& entry : fs::directory_iterator(corpusDir())) {
+    if (entry.path().extension() != ".json") continue;
+    SCOPED_TRACE(entry.path().filename().string());
+    const Applied run = decideAndApply(readFile(entry.path()), assigningPolicy());
+    if (!run.decision.allowed() || run.decision.patch.empty()) continue;
+    ++mutated;
+    rapidjson::Document pod = parse(run.patched);
+    const Decision again = decide(pod, podContext(), require, emptyUsage());
+    for (const auto& v : again.violations)
+      EXPECT_EQ(v.rule.find("-required"), std::string::npos) << v.message;
+    EXPECT_TRUE(again.patch.empty()) << serializePatch(again.patch);
+    rapidjson::Document original = parse(readFile(entry.path()));
+    const Decision strict = decide(original, podContext(), require, emptyUsage());
+    for (const auto& op : strict.patch)
+      EXPECT_TRUE(op.path.starts_with("/metadata/annotations")) << op.path;
+  }
+  EXPECT_GE(mutated, 5);
+}
+
 TEST_F(Corpus, ZeroQuantityPodIsNoGpu) {
   const Applied run =
       decideAndApply(corpusPod("59-kyverno-gpu-zero-quantity.json"), assigningPolicy());

@@ -41,7 +41,7 @@ TEST(LoaderErrors, UnknownKeyFarFromAnyListsTheKnownKeys) {
   auto r = load(doc("  exempt: {colour: blue}\n"));
   expectError(r, "spec.exempt.colour",
               "p.yaml:5:12: spec.exempt.colour: unknown key 'colour' (hint: expected one of: "
-              "namespaces)");
+              "namespaces, images)");
 }
 
 TEST(LoaderErrors, StringWhereIntegerExpected) {
@@ -268,7 +268,7 @@ TEST(LoaderErrors, EmptyMatchRule) {
   expectError(r, "spec.skip[0].match",
               "p.yaml:7:12: spec.skip[0].match: empty matcher: a rule must test at least one "
               "thing (hint: add labels, labelKeys, annotations, annotationKeys, namespaces, "
-              "ownerKinds, schedulerNames or resources)");
+              "ownerKinds, schedulerNames, resources or images)");
 }
 
 TEST(LoaderErrors, EmptyNamespaceSelector) {

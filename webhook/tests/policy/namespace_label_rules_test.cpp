@@ -34,11 +34,19 @@ TEST(NamespaceLabelRules, NamesEveryLabelSelectorAndNoNameSelector) {
   labelled.namespaces = byLabel("team", "vision");
   p.quotas = {named, labelled};
   p.rollout = {{byLabel("env", "dev"), Mode::Enforce}, {std::nullopt, Mode::Warn}};
+  RuleExemption anywhere, labelledExemption;
+  labelledExemption.namespaces = byLabel("team", "infra");
+  p.ruleExemptions = {anywhere, labelledExemption};
+  NamespaceRule namedRule, labelledRule;
+  namedRule.namespaces = byName("prod");
+  labelledRule.namespaces = byLabel("tier", "low");
+  p.namespaceRules = {namedRule, labelledRule};
 
   EXPECT_EQ(namespaceLabelRules(p),
-            (std::vector<std::string>{"spec.classes[0].allowedNamespaces",
-                                      "spec.classes[0].match.any[1].namespaces",
-                                      "spec.quotas[1].namespaces", "spec.rollout[0].namespaces"}));
+            (std::vector<std::string>{
+                "spec.classes[0].allowedNamespaces", "spec.classes[0].match.any[1].namespaces",
+                "spec.quotas[1].namespaces", "spec.rollout[0].namespaces",
+                "spec.ruleExemptions[1].namespaces", "spec.namespaceRules[1].namespaces"}));
 }
 
 TEST(NamespaceLabelRules, EmptyForAPolicyThatSelectsNamespacesOnlyByName) {

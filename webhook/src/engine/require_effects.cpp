@@ -1,0 +1,185 @@
+#include "engine/require_effects.hpp"
+
+#include "engine/json_util.hpp"
+#include "engine/mutation.hpp"
+#include "engine/text.hpp"
+
+namespace gpua::engine {
+
+namespace {
+
+using policy::EffectMode;
+using Mutator = void (*)(const MutationContext&, MutationOutput&);
+
+// The ops `mutator` would write for this pod; nothing is kept.
+Patch dryRun(Mutator mutator, const ValidationInput& in, std::string_view rewriteTo) {
+  Patch patch;
+  std::vector<std::string> changes;
+  MutationOutput out{patch, changes};
+  const MutationContext ctx{in.pod, in.gpu, in.policy, in.cls, in.pools, rewriteTo};
+  mutator(ctx, out);
+  return patch;
+}
+
+// "/spec/affinity/nodeAffinity" -> "spec.affinity.nodeAffinity" (with the template's prefix).
+std::string fieldOf(const ValidationInput& in, std::string_view pointer) {
+  std::string out = in.pod.fieldPrefix;
+  for (std::size_t i = 1; i < pointer.size(); ++i) {
+    const char c = pointer[i];
+    if (c == '/') {
+      out += '.';
+    } else if (c == '~' && i + 1 < pointer.size()) {
+      out += pointer[++i] == '1' ? '/' : '~';
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// What to write, op by op: "add to spec.tolerations: {...}", "set spec.affinity: {...}".
+// Removals of fields the Priority plugin computed are not the author's to write.
+std::string fixOf(const ValidationInput& in, const Patch& patch) {
+  std::vector<std::string> steps;
+  for (const auto& op : patch) {
+    if (op.kind == PatchOp::Kind::Remove) continue;
+    if (op.path.ends_with("/-")) {
+      steps.push_back("add to " +
+                      fieldOf(in, std::string_view(op.path).substr(0, op.path.size() - 2)) + ": " +
+                      op.valueJson);
+    } else {
+      steps.push_back("set " + fieldOf(in, op.path) + ": " + op.valueJson);
+    }
+  }
+  return text::join(steps, "; ");
+}
+
+std::string poolNames(const ValidationInput& in, bool (*relevant)(const policy::Pool&)) {
+  std::vector<std::string> names;
+  for (const auto* p : in.pools)
+    if (relevant(*p)) names.push_back(p->name);
+  return text::join(names, ", ");
+}
+
+void report(const ValidationInput& in, const char* rule, const std::string& lacks,
+            const Patch& patch, std::vector<Violation>& out) {
+  out.push_back({rule, in.pod.subject + " " + lacks + ", which class " + in.cls.name +
+                           " requires rather than adds: " + fixOf(in, patch)});
+}
+
+void requireToleration(const ValidationInput& in, std::vector<Violation>& out) {
+  const Patch patch = dryRun(&mutateTolerations, in, {});
+  if (patch.empty()) return;
+  report(in, "toleration-required",
+         "does not tolerate the taints of pool " +
+             poolNames(in, [](const policy::Pool& p) { return !p.taints.empty(); }),
+         patch, out);
+}
+
+// spec.nodeSelector already holding every label of one pool places the pod as surely as the
+// affinity term would (the two are ANDed by the scheduler).
+bool nodeSelectorPlaces(const ValidationInput& in) {
+  const rapidjson::Value* selector = json::objectMember(in.pod.spec, "nodeSelector");
+  if (selector == nullptr) return false;
+  for (const auto* pool : in.pools) {
+    if (pool->nodeSelector.empty()) continue;
+    bool all = true;
+    for (const auto& [k, v] : pool->nodeSelector)
+      all = all && json::stringMember(selector, k) == v && json::member(selector, k) != nullptr;
+    if (all) return true;
+  }
+  return false;
+}
+
+std::string nodeSelectorAlternative(const ValidationInput& in) {
+  std::vector<const policy::Pool*> placing;
+  for (const auto* p : in.pools)
+    if (!p->nodeSelector.empty()) placing.push_back(p);
+  if (placing.size() != 1) return {};  // nodeSelector cannot say "one of these pools"
+  std::string json = "{";
+  for (const auto& [k, v] : placing.front()->nodeSelector) {
+    if (json.size() > 1) json += ',';
+    json += json::quoteString(k) + ":" + json::quoteString(v);
+  }
+  return " (or add to " + in.pod.fieldPrefix + "spec.nodeSelector: " + json + "})";
+}
+
+void requirePlacement(const ValidationInput& in, std::vector<Violation>& out) {
+  const Patch patch = dryRun(&mutatePlacement, in, {});
+  if (patch.empty() || nodeSelectorPlaces(in)) return;
+  out.push_back({"node-placement-required",
+                 in.pod.subject + " does not select the nodes of pool " +
+                     poolNames(in, [](const policy::Pool& p) { return !p.nodeSelector.empty(); }) +
+                     ", which class " + in.cls.name + " requires rather than adds: " +
+                     fixOf(in, patch) + nodeSelectorAlternative(in)});
+}
+
+void requirePriorityClass(const ValidationInput& in, std::vector<Violation>& out) {
+  const Patch patch = dryRun(&mutatePriority, in, {});
+  if (patch.empty()) return;
+  const std::string_view current = in.pod.specString("priorityClassName");
+  report(in, "priority-class-required",
+         current.empty() ? "names no priorityClassName"
+                         : "names priorityClassName " + text::quoted(current) + " instead of " +
+                               *in.cls.priorityClassName,
+         patch, out);
+}
+
+void requireRuntimeClass(const ValidationInput& in, std::vector<Violation>& out) {
+  const Patch patch = dryRun(&mutateRuntimeClass, in, {});
+  if (patch.empty()) return;
+  report(in, "runtime-class-required",
+         "names no runtimeClassName for the GPU nodes of pool " +
+             poolNames(in, [](const policy::Pool& p) { return p.runtimeClassName.has_value(); }),
+         patch, out);
+}
+
+// One violation per container that asks under another name (or gives requests only), with the
+// limits to write.
+void requireResourceName(const ValidationInput& in, std::vector<Violation>& out) {
+  const std::string_view target = gpuRewriteTarget(in.cls, in.gpu);
+  for (const auto& c : in.gpu.containers) {
+    std::vector<std::string> wanted, wrong;
+    for (const auto& e : c.gpus) {
+      if (!e.wantsGpu() || e.invalid) continue;
+      const bool rename = !target.empty() && e.resource == kWholeGpu;
+      if (!rename && e.limit != nullptr) continue;
+      const std::string_view name = rename ? target : e.resource;
+      wanted.push_back(json::quoteString(name) + ":" + std::to_string(e.units()));
+      if (rename) wrong.push_back(std::string(e.resource));
+    }
+    if (wanted.empty()) continue;
+    const std::string field = in.pod.fieldPrefix + "spec." +
+                              (c.init ? "initContainers" : "containers") + "[" +
+                              std::to_string(c.index) + "].resources";
+    const std::string what =
+        !wrong.empty() ? "asks for " + text::join(wrong) + " but class " + in.cls.name +
+                             " runs on " + std::string(target) +
+                             ", which it requires rather than "
+                             "rewrites: write " +
+                             field + ".limits {" + text::join(wanted) + "}" +
+                             (c.requests != nullptr ? " (and the same requests, or none)" : "") +
+                             " instead of " + text::join(wrong)
+                       : "sets GPU requests without limits, and class " + in.cls.name +
+                             " requires limits rather than adds them: write " + field +
+                             ".limits {" + text::join(wanted) + "}";
+    out.push_back(
+        {"resource-name-required", in.pod.subject + " " + containerLabel(c) + " " + what});
+  }
+}
+
+}  // namespace
+
+void checkRequiredEffects(const ValidationInput& in, std::vector<Violation>& out) {
+  // The effects belong to the class's GPUs: a CPU pod of an optional-GPU class gets none of
+  // them in mutate mode either.
+  if (!in.gpu.hasGpu) return;
+  const policy::Effects& fx = in.cls.effects;
+  if (fx.resourceName == EffectMode::Require) requireResourceName(in, out);
+  if (fx.nodePlacement == EffectMode::Require) requirePlacement(in, out);
+  if (fx.toleration == EffectMode::Require) requireToleration(in, out);
+  if (fx.priorityClass == EffectMode::Require) requirePriorityClass(in, out);
+  if (fx.runtimeClass == EffectMode::Require) requireRuntimeClass(in, out);
+}
+
+}  // namespace gpua::engine

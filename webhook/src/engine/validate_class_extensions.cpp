@@ -1,0 +1,37 @@
+// The class rules of issue 11 that come after the GPU rules of validate_class.cpp: placement
+// conflicts with nodeSelector placement, and checkpoint declarations of preemptible pods.
+#include "engine/class_placement.hpp"
+#include "engine/priority_tier.hpp"
+#include "engine/text.hpp"
+#include "engine/validate.hpp"
+
+namespace gpua::engine {
+
+namespace {
+
+// The class's own rule wins over its priority tier's.
+const policy::CheckpointRule* checkpointRule(const ValidationInput& in, std::string_view tierName,
+                                             std::string& why) {
+  if (in.cls.requireCheckpoint) {
+    why = " is in class " + in.cls.name + ", which requires a checkpoint,";
+    return &*in.cls.requireCheckpoint;
+  }
+  const policy::PriorityTier* tier = in.policy.findTier(tierName);
+  if (tier == nullptr || !tier->requireCheckpoint) return nullptr;
+  why = " runs in priority tier " + tier->name + ", which requires a checkpoint,";
+  return &*tier->requireCheckpoint;
+}
+
+}  // namespace
+
+void validateClassExtensions(const ValidationInput& in, std::vector<Violation>& out) {
+  if (!getsClassPlacement(in.cls, in.gpu)) return;
+  checkNodeSelectorConflict(in.pod, in.cls,
+                            in.gpu.hasGpu ? in.pools : cpuPoolsOf(in.cls, in.policy), out);
+  std::string why;
+  const std::string_view tier = effectivePriorityClass(in.pod, in.cls, in.policy, true);
+  if (const policy::CheckpointRule* rule = checkpointRule(in, tier, why))
+    checkCheckpoint(in.pod, *rule, why, out);
+}
+
+}  // namespace gpua::engine

@@ -1,0 +1,58 @@
+// Policy constructs for node isolation, placement style, container resources and checkpoints
+// (issue 11, sections 3-6). Kept apart from policy_set.hpp so each concept has its own types;
+// PolicySet, Pool and WorkloadClass hold them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace gpua::policy {
+
+// How a class writes its pools' placement into a pod.
+struct Placement {
+  // NodeAffinity: ANDed into every required nodeSelectorTerm (the default).
+  // NodeSelector: written into spec.nodeSelector (one pool, equality labels only).
+  enum class Via { NodeAffinity, NodeSelector } via = Via::NodeAffinity;
+  // A pod's spec.nodeSelector already holds a pool key with another value.
+  //   Keep: the pod's value stays and the conflict is a violation (node-selector-conflict).
+  //   Overwrite: the pool's value replaces it.
+  //   Deny: a violation, and the pod's nodeSelector is left entirely as it is.
+  enum class OnConflict { Keep, Overwrite, Deny } onConflict = OnConflict::Keep;
+};
+
+// Where a preemptible pod declares its checkpoints: the annotation
+// gpu-admission.io/checkpoint (pvc:<claim> of a mounted volume, or a URI), or a mounted volume
+// with one of `volumes` as its name.
+struct CheckpointRule {
+  std::vector<std::string> volumes;
+};
+
+inline constexpr const char* kCheckpointAnnotation = "gpu-admission.io/checkpoint";
+
+// A PriorityClass of the cluster, as the policy knows it: what review shows and what decides
+// whether a class's pods can be preempted.
+struct PriorityTier {
+  std::string name;  // the PriorityClass name
+  int64_t value = 0;
+  enum class Preemption {
+    PreemptLowerPriority,
+    Never
+  } preemptionPolicy = Preemption::PreemptLowerPriority;
+  std::optional<CheckpointRule> requireCheckpoint;  // pods in this tier must declare one
+};
+
+// Field guards for every pod the policy judges (on by default).
+struct FieldGuards {
+  // gpu-pool-without-request: a pod without GPUs aiming at a GPU pool.
+  bool gpuPoolTargeting = true;
+  // visible-devices-without-gpu: a container without a GPU that sets NVIDIA_VISIBLE_DEVICES or
+  // CUDA_VISIBLE_DEVICES to anything but void.
+  bool visibleDevicesEnv = true;
+  // NVIDIA_VISIBLE_DEVICES=void written into the containers of a GPU pod that ask for no GPU.
+  bool voidNonGpuContainers = true;
+};
+
+}  // namespace gpua::policy

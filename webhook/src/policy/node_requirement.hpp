@@ -1,0 +1,132 @@
+// One node selector requirement (key, operator, values) as Kubernetes writes them in
+// nodeAffinity's matchExpressions. Pools select their nodes with a list of these (a pool's
+// nodeSelector map is the same thing with operator In and one value), so every check that
+// reasons about placement (mutation, targeting, conflicts) works on one generic form.
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "policy/label_selector.hpp"
+
+namespace gpua::policy {
+
+enum class NodeOperator { In, NotIn, Exists, DoesNotExist, Gt, Lt };
+
+inline const char* nodeOperatorName(NodeOperator op) {
+  switch (op) {
+    case NodeOperator::In:
+      return "In";
+    case NodeOperator::NotIn:
+      return "NotIn";
+    case NodeOperator::Exists:
+      return "Exists";
+    case NodeOperator::DoesNotExist:
+      return "DoesNotExist";
+    case NodeOperator::Gt:
+      return "Gt";
+    case NodeOperator::Lt:
+      return "Lt";
+  }
+  return "?";
+}
+
+// Kubernetes parses Gt/Lt operands and label values as 64-bit integers; anything else fails.
+inline bool parseNodeInteger(std::string_view s, int64_t& out) {
+  if (s.empty()) return false;
+  const char* end = s.data() + s.size();
+  auto [p, ec] = std::from_chars(s.data(), end, out);
+  return ec == std::errc() && p == end;
+}
+
+// Whether a node with `value` for the key (or without the key, `has` false) satisfies
+// `op values`, with the semantics of k8s.io/component-helpers/scheduling/corev1/nodeaffinity.
+inline bool requirementMatches(NodeOperator op, std::span<const std::string> values, bool has,
+                               std::string_view value) {
+  auto listed = [&] {
+    for (const auto& v : values)
+      if (v == value) return true;
+    return false;
+  };
+  int64_t n = 0, bound = 0;
+  switch (op) {
+    case NodeOperator::In:
+      return has && listed();
+    case NodeOperator::NotIn:
+      return !has || !listed();
+    case NodeOperator::Exists:
+      return has;
+    case NodeOperator::DoesNotExist:
+      return !has;
+    case NodeOperator::Gt:
+    case NodeOperator::Lt:
+      if (!has || values.size() != 1 || !parseNodeInteger(value, n) ||
+          !parseNodeInteger(values.front(), bound))
+        return false;
+      return op == NodeOperator::Gt ? n > bound : n < bound;
+  }
+  return false;
+}
+
+// True when only nodes that carry the key can satisfy `op` (In, Exists, Gt, Lt): a pod naming
+// the key with such a value is asking for those nodes.
+inline bool operatorRequiresKey(NodeOperator op) {
+  return op == NodeOperator::In || op == NodeOperator::Exists || op == NodeOperator::Gt ||
+         op == NodeOperator::Lt;
+}
+
+struct NodeRequirement {
+  std::string key;
+  NodeOperator op = NodeOperator::In;
+  // In/NotIn: one or more; Gt/Lt: exactly one integer; Exists/DoesNotExist: none (loader-checked).
+  std::vector<std::string> values;
+
+  bool operator==(const NodeRequirement&) const = default;
+
+  bool matchesValue(bool has, std::string_view value) const {
+    return requirementMatches(op, values, has, value);
+  }
+  bool matches(const Labels& labels) const {
+    const auto it = labels.find(key);
+    return matchesValue(it != labels.end(), it != labels.end() ? it->second : std::string_view());
+  }
+  bool requiresKey() const { return operatorRequiresKey(op); }
+
+  // "nvidia.com/gpu.count Gt 4", "k In [a, b]", "k Exists".
+  std::string describe() const {
+    std::string out = key + " " + nodeOperatorName(op);
+    if (op == NodeOperator::Exists || op == NodeOperator::DoesNotExist) return out;
+    if (op == NodeOperator::Gt || op == NodeOperator::Lt)
+      return out + " " + (values.empty() ? std::string() : values.front());
+    out += " [";
+    for (std::size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + values[i];
+    return out + "]";
+  }
+};
+
+using NodeRequirements = std::vector<NodeRequirement>;
+
+// A requirement seen in place (a pool's nodeSelector entry is `key In [value]`).
+struct NodeRequirementRef {
+  std::string_view key;
+  NodeOperator op = NodeOperator::In;
+  std::span<const std::string> values;
+
+  bool matchesValue(bool has, std::string_view value) const {
+    return requirementMatches(op, values, has, value);
+  }
+  bool requiresKey() const { return operatorRequiresKey(op); }
+};
+
+// Every requirement holds (the matchExpressions of one nodeSelectorTerm are ANDed).
+inline bool matchesAll(const NodeRequirements& reqs, const Labels& labels) {
+  for (const auto& r : reqs)
+    if (!r.matches(labels)) return false;
+  return true;
+}
+
+}  // namespace gpua::policy

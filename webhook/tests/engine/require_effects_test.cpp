@@ -1,0 +1,193 @@
+// Require instead of fix (issue 11 section 1): a class whose effects are in require mode never
+// writes them, refuses a pod that lacks or contradicts them with the exact fix, and passes a
+// pod that carries them (in particular its own mutate-mode output). Allowed runtime classes,
+// namespace rules and "a priority class is required".
+#include <gtest/gtest.h>
+
+#include "test_support.hpp"
+
+namespace gpua::engine {
+namespace {
+
+using namespace testing;
+using policy::EffectMode;
+
+policy::PolicySet requirePolicy() {
+  auto p = makePolicy();
+  for (auto& c : p.classes)
+    c.effects = {EffectMode::Require, EffectMode::Require, EffectMode::Require, EffectMode::Require,
+                 EffectMode::Require};
+  return p;
+}
+
+std::vector<std::string> rules(const Decision& d) {
+  std::vector<std::string> out;
+  for (const auto& v : d.violations) out.push_back(v.rule);
+  return out;
+}
+
+std::string messageOf(const Decision& d, const std::string& rule) {
+  for (const auto& v : d.violations)
+    if (v.rule == rule) return v.message;
+  return {};
+}
+
+const std::string kTraining =
+    gpuPod(R"({"gpu-admission.io/class":"training"})", R"({"limits":{"nvidia.com/gpu":2}})");
+
+TEST(RequireEffects, LackingPodIsDeniedWithTheExactFixAndNoPatch) {
+  rapidjson::Document pod = parse(kTraining);
+  const Decision d = decide(pod, podContext(), requirePolicy(), emptyUsage());
+  EXPECT_FALSE(d.allowed());
+  EXPECT_TRUE(d.patch.empty());
+  EXPECT_EQ(rules(d), (std::vector<std::string>{"node-placement-required", "toleration-required",
+                                                "priority-class-required"}));
+  EXPECT_EQ(messageOf(d, "toleration-required"),
+            "pod \"trainer-0\" does not tolerate the taints of pool train-h100, which class "
+            "training requires rather than adds: set spec.tolerations: "
+            R"([{"key":"nvidia.com/gpu","operator":"Exists","effect":"NoSchedule"}])");
+  EXPECT_EQ(messageOf(d, "priority-class-required"),
+            "pod \"trainer-0\" names no priorityClassName, which class training requires rather "
+            "than adds: set spec.priorityClassName: \"gpu-training\"");
+  EXPECT_EQ(
+      messageOf(d, "node-placement-required"),
+      "pod \"trainer-0\" does not select the nodes of pool train-h100, which class training "
+      "requires rather than adds: set spec.affinity: "
+      R"({"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"gpu-admission.io/pool","operator":"In","values":["train"]},{"key":"nvidia.com/gpu.product","operator":"In","values":["NVIDIA-H100-80GB-HBM3"]}]}]}}})"
+      " (or add to spec.nodeSelector: "
+      R"({"gpu-admission.io/pool":"train","nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3"}))");
+}
+
+// What mutate mode writes is exactly what require mode demands: its output passes, with no
+// patch at all (the decision annotations are already there).
+TEST(RequireEffects, MutateModeOutputPassesRequireMode) {
+  const Applied mutated = decideAndApply(kTraining, makePolicy());
+  ASSERT_TRUE(mutated.decision.allowed());
+  rapidjson::Document pod = parse(mutated.patched);
+  auto p = requirePolicy();
+  p.revision = makePolicy().revision;
+  const Decision d = decide(pod, podContext(), p, emptyUsage());
+  EXPECT_TRUE(d.allowed()) << d.denial->message;
+  EXPECT_TRUE(d.violations.empty());
+  EXPECT_TRUE(d.patch.empty()) << serializePatch(d.patch);
+}
+
+TEST(RequireEffects, PodCarryingTheEffectsItselfGetsOnlyTheDecisionAnnotations) {
+  const std::string pod = gpuPod(
+      R"({"gpu-admission.io/class":"training"})", R"({"limits":{"nvidia.com/gpu":2}})",
+      R"("priorityClassName":"gpu-training-high",)"
+      R"("nodeSelector":{"gpu-admission.io/pool":"train","nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3"},)"
+      R"("tolerations":[{"operator":"Exists"}])");
+  const Applied run = decideAndApply(pod, requirePolicy());
+  EXPECT_TRUE(run.decision.allowed()) << run.decision.denial->message;
+  EXPECT_TRUE(run.decision.violations.empty());
+  for (const auto& op : run.decision.patch)
+    EXPECT_TRUE(op.path.starts_with("/metadata/annotations")) << op.path;
+}
+
+TEST(RequireEffects, ContradictingPriorityClassUnderOverrideIsDenied) {
+  auto p = requirePolicy();
+  p.classes[0].overridePriorityClass = true;
+  rapidjson::Document pod =
+      parse(gpuPod(R"({"gpu-admission.io/class":"training"})", R"({"limits":{"nvidia.com/gpu":1}})",
+                   R"("priorityClassName":"gpu-training-high")"));
+  const Decision d = decide(pod, podContext(), p, emptyUsage());
+  EXPECT_EQ(messageOf(d, "priority-class-required"),
+            "pod \"trainer-0\" names priorityClassName \"gpu-training-high\" instead of "
+            "gpu-training, which class training requires rather than adds: set "
+            "spec.priorityClassName: \"gpu-training\"");
+}
+
+TEST(RequireEffects, ResourceNameIsNotRewrittenButDemanded) {
+  const std::string asked =
+      gpuPod(R"({"serving.kserve.io/inferenceservice":"llm"})",
+             R"({"limits":{"nvidia.com/gpu":1},"requests":{"nvidia.com/gpu":1}})");
+  rapidjson::Document pod = parse(asked);
+  const Decision d = decide(pod, podContext(), requirePolicy(), emptyUsage());
+  EXPECT_EQ(messageOf(d, "resource-name-required"),
+            "pod \"trainer-0\" container \"pytorch\" asks for nvidia.com/gpu but class inference "
+            "runs on nvidia.com/mig-2g.20gb, which it requires rather than rewrites: write "
+            R"(spec.containers[0].resources.limits {"nvidia.com/mig-2g.20gb":1} (and the same )"
+            "requests, or none) instead of nvidia.com/gpu");
+  const std::string right = gpuPod(R"({"serving.kserve.io/inferenceservice":"llm"})",
+                                   R"({"limits":{"nvidia.com/mig-2g.20gb":1}})");
+  rapidjson::Document ok = parse(right);
+  const Decision passes = decide(ok, podContext(), requirePolicy(), emptyUsage());
+  EXPECT_EQ(messageOf(passes, "resource-name-required"), "");
+}
+
+TEST(RequireEffects, WarnModeAdmitsWithTheFixAsAWarningAndWritesNoEffect) {
+  auto p = requirePolicy();
+  p.rollout = {{std::nullopt, policy::Mode::Warn}};
+  const Applied run = decideAndApply(kTraining, p);
+  EXPECT_TRUE(run.decision.allowed());
+  EXPECT_EQ(at(run.patched, "/spec/tolerations"), "");
+  EXPECT_EQ(at(run.patched, "/spec/priorityClassName"), "");
+  bool warned = false;
+  for (const auto& w : run.decision.warnings)
+    warned = warned || w.find("toleration") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
+TEST(RequireEffects, OneEffectRequiredTheOthersStillMutate) {
+  auto p = makePolicy();
+  p.classes[0].effects.toleration = EffectMode::Require;
+  rapidjson::Document pod =
+      parse(gpuPod(R"({"gpu-admission.io/class":"training"})", R"({"limits":{"nvidia.com/gpu":1}})",
+                   R"("tolerations":[{"key":"nvidia.com/gpu","operator":"Exists"}])"));
+  const Decision d = decide(pod, podContext(), p, emptyUsage());
+  EXPECT_TRUE(d.allowed());
+  EXPECT_NE(serializePatch(d.patch).find("priorityClassName"), std::string::npos);
+  EXPECT_EQ(serializePatch(d.patch).find("tolerations"), std::string::npos);
+}
+
+TEST(RequireEffects, RuntimeClassRequiredAndAllowed) {
+  auto p = requirePolicy();
+  p.pools[0].runtimeClassName = "nvidia";
+  const std::string base =
+      R"("priorityClassName":"gpu-training","nodeSelector":{"gpu-admission.io/pool":"train","nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3"},"tolerations":[{"operator":"Exists"}])";
+  const std::string labels = R"({"gpu-admission.io/class":"training"})";
+  const std::string gpu = R"({"limits":{"nvidia.com/gpu":1}})";
+  rapidjson::Document none = parse(gpuPod(labels, gpu, base));
+  EXPECT_EQ(messageOf(decide(none, podContext(), p, emptyUsage()), "runtime-class-required"),
+            "pod \"trainer-0\" names no runtimeClassName for the GPU nodes of pool train-h100, "
+            "which class training requires rather than adds: set spec.runtimeClassName: "
+            "\"nvidia\"");
+  rapidjson::Document other = parse(gpuPod(labels, gpu, base + R"(,"runtimeClassName":"kata")"));
+  EXPECT_EQ(messageOf(decide(other, podContext(), p, emptyUsage()), "runtime-class-not-allowed"),
+            "pod \"trainer-0\" names runtimeClassName \"kata\" but class training allows only "
+            "nvidia: set spec.runtimeClassName: nvidia");
+  p.classes[0].allowedRuntimeClasses = {"kata"};
+  EXPECT_TRUE(decide(other, podContext(), p, emptyUsage()).violations.empty());
+}
+
+TEST(RequireEffects, PriorityClassRequiredByClassAndByNamespace) {
+  auto p = makePolicy();
+  p.classes[0].priorityClassName.reset();  // the class writes none: the user must choose
+  p.classes[0].requirePriorityClass = true;
+  rapidjson::Document pod = parse(kTraining);
+  EXPECT_EQ(messageOf(decide(pod, podContext(), p, emptyUsage()), "priority-class-missing"),
+            "pod \"trainer-0\" names no priorityClassName, but class training requires one: set "
+            "spec.priorityClassName to one of gpu-training-high");
+  // The global default written by the Priority plugin is no choice either.
+  rapidjson::Document dflt =
+      parse(gpuPod(R"({"gpu-admission.io/class":"training"})", R"({"limits":{"nvidia.com/gpu":1}})",
+                   R"("priorityClassName":"default-priority")"));
+  EXPECT_EQ(rules(decide(dflt, podContext(), p, emptyUsage())),
+            std::vector<std::string>{"priority-class-missing"});
+
+  auto q = makePolicy();
+  policy::NamespaceRule rule;
+  rule.namespaces.names = {"ml-research"};
+  rule.priorityClassNames = {"gpu-training-low"};
+  q.namespaceRules = {rule};
+  // The class would write gpu-training, which the namespace does not allow.
+  EXPECT_EQ(messageOf(decide(pod, podContext(), q, emptyUsage()), "priority-class-not-allowed"),
+            "pod \"trainer-0\" would run with priorityClassName \"gpu-training\" but namespace "
+            "\"ml-research\" allows only gpu-training-low: set spec.priorityClassName to one of "
+            "them");
+  EXPECT_TRUE(decide(pod, podContext("other"), q, emptyUsage()).violations.empty());
+}
+
+}  // namespace
+}  // namespace gpua::engine
