@@ -117,8 +117,19 @@ TEST_F(E2eMonitoringTest, EveryMetricOfTheAlertsAndTheDashboardIsExportedByTheSe
       << server_->out();
   driveWorkload();
 
-  const auto scrape = metrics();
-  const Exported exported = parseExposition(scrape);
+  // /readyz only says the watches synced: the supply and quota families follow with the next
+  // coalesced publish and export, so scrape until they are there (the checks below still fail
+  // when they never come).
+  std::string scrape;
+  Exported exported;
+  eventually([&] {
+    scrape = metrics();
+    exported = parseExposition(scrape);
+    for (const char* family : {"gpu_admission_pool_allocatable", "gpu_admission_pending_pods",
+                               "gpu_admission_quota_used"})
+      if (!exported.withSamples.count(family)) return false;
+    return true;
+  });
   ASSERT_GT(exported.labels.size(), 10u) << scrape;
   // The build is on /metrics with the version and revision `gpu-admission version` prints.
   EXPECT_NE(
