@@ -158,8 +158,6 @@ struct WorkloadClass {
   bool requirePriorityClass = false;  // a GPU pod must end up with a priority class
   // Resolved by the loader: the class's `effects`, written per effect, over spec.effects.
   Effects effects;
-  std::optional<CapacityCheck> capacityCheck;  // unset = PolicySet::capacityCheck
-  std::optional<double> maxShareOfNodePerGpu;  // wins over the pool's (see Pool)
 
   // ---- resolved by the loader ----
   // The extended resource the class's GPU requests are rewritten to: "nvidia.com/gpu",
