@@ -16,6 +16,7 @@
 #include <string>
 #include <string_view>
 
+#include "admission/depth_limited_parse.hpp"
 #include "admission/review.hpp"
 #include "engine/json_patch_apply.hpp"
 #include "engine/patch_op.hpp"
@@ -111,8 +112,11 @@ bool keepsExtendedResourceRules(const rapidjson::Value& pod) {
 
 void checkPatch(std::string_view body, const admission::ReviewResult& first, bool live) {
   const engine::Decision& d = *first.decision;
+  // Read the body as the server did (in situ, depth-limited: RapidJSON's in-situ reader is the
+  // one the request path uses), so the patch is applied to the object the engine saw.
   rapidjson::Document review;
-  review.Parse<rapidjson::kParseIterativeFlag>(body.data(), body.size());
+  std::string text(body);
+  admission::parseInSituWithDepthLimit(text, review);
   if (!review.IsObject()) fail("a patch for a body that is not an object");
   const auto request = review.FindMember("request");
   if (request == review.MemberEnd() || !request->value.IsObject())

@@ -39,11 +39,41 @@ std::string revisionOf(const std::vector<PolicySource>& sources) {
   return hex;
 }
 
+// True for a line that starts a YAML document: "---" alone or followed by a blank.
+bool startsDocument(std::string_view line) {
+  return line.substr(0, 3) == "---" &&
+         (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r');
+}
+
+// The documents of a multi-document file. yaml-cpp 0.7's LoadAll loops forever on some
+// malformed input (",,#,lC ", found by fuzz_policy), so the file is split at its "---" lines
+// and each document loaded alone. Each is padded with the newlines before it, so the marks
+// yaml-cpp reports (and every diagnostic built on them) keep the file's line numbers.
+std::vector<YAML::Node> loadDocuments(const std::string& text) {
+  std::vector<YAML::Node> docs;
+  std::size_t start = 0, line = 0, startLine = 0;
+  auto flush = [&](std::size_t end) {
+    if (end > start || docs.empty())
+      docs.push_back(YAML::Load(std::string(startLine, '\n') + text.substr(start, end - start)));
+  };
+  for (std::size_t pos = 0; pos < text.size(); ++line) {
+    const std::size_t eol = std::min(text.find('\n', pos), text.size());
+    if (pos > 0 && startsDocument(std::string_view(text).substr(pos, eol - pos))) {
+      flush(pos);
+      start = pos;
+      startLine = line;
+    }
+    pos = eol + 1;
+  }
+  flush(text.size());
+  return docs;
+}
+
 void parseSource(const PolicySource& source, Draft& draft, Diagnostics& errors) {
   YamlReader reader(source.fileName, errors);
   std::vector<YAML::Node> docs;
   try {
-    docs = YAML::LoadAll(source.text);
+    docs = loadDocuments(source.text);
   } catch (const YAML::ParserException& e) {
     report(errors, {source.fileName, e.mark.line + 1, e.mark.column + 1, ""},
            "YAML syntax error: " + e.msg);

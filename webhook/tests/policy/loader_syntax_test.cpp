@@ -36,6 +36,15 @@ TEST(LoaderSyntax, FileWithoutDocumentsIsAnError) {
   }
 }
 
+// Found by fuzz_policy: yaml-cpp 0.7's LoadAll never returned on this input (the reloader thread
+// and `lint` hung). The loader splits documents itself; this must end with one diagnostic.
+TEST(LoaderSyntax, InputThatHungYamlCppLoadAllEndsWithADiagnostic) {
+  auto r = load(",,#,lC ", "fuzz.yaml");
+  ASSERT_FALSE(r.ok());
+  ASSERT_EQ(r.errors.size(), 1u) << testing::allErrors(r);
+  EXPECT_EQ(r.errors[0].file, "fuzz.yaml");
+}
+
 TEST(LoaderSyntax, DocumentsOfOneFileMergeAndKeepTheirLineNumbers) {
   const std::string text = doc("  pools:\n  - {name: a, gpu: L4}\n", "first") + "---\n" +
                            doc("  pools:\n  - {name: b, gpu: T44}\n", "second");
