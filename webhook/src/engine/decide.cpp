@@ -160,9 +160,16 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
   const bool rewrites =
       !ev.validateOnly && c.cls->effects.resourceName == policy::EffectMode::Mutate;
   ev.rewriteTo = rewrites ? gpuRewriteTarget(*c.cls, gpu) : std::string_view();
-  const ValidationInput vin{
-      pod,          gpu,   s.policy, *c.cls, ev.pools, s.namespaceName, s.context.namespaceLabels,
-      ev.rewriteTo, c.rule};
+  const ValidationInput vin{pod,
+                            gpu,
+                            s.policy,
+                            *c.cls,
+                            ev.pools,
+                            s.namespaceName,
+                            s.context.namespaceLabels,
+                            ev.rewriteTo,
+                            c.rule,
+                            ev.validateOnly};
   validateClass(vin, violations);
   validateClassExtensions(vin, violations);
   // Only pods whose affinity the mutation narrows to the pools can conflict with them. With
@@ -195,6 +202,7 @@ void mutate(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& e
     using policy::EffectMode;
     const policy::Effects& fx = ev.cls->effects;
     if (fx.resourceName == EffectMode::Mutate) mutateResources(ctx, out);
+    if (fx.resourceRequests == EffectMode::Mutate) mutateResourceRequests(ctx, out);
     // A pod admitted despite a placement conflict (warn, audit) keeps its own placement:
     // ANDing the pool in would make every term unsatisfiable, a pod that can never schedule.
     if (fx.nodePlacement == EffectMode::Mutate && !ev.placementConflict) mutatePlacement(ctx, out);

@@ -10,31 +10,6 @@ namespace gpua::engine {
 
 namespace {
 
-bool isSidecar(const ContainerGpu& c) {
-  return c.init && json::stringMember(c.container, "restartPolicy") == "Always";
-}
-
-// Folds one amount per container the way the kubelet sizes a pod: `sum` of app containers and
-// sidecars, `initPeak` the most any init container needs beside the sidecars started before it.
-struct Fold {
-  int64_t sum = 0;
-  int64_t sidecars = 0;
-  int64_t initPeak = 0;
-
-  void add(const ContainerGpu& c, int64_t amount) {
-    if (!c.init) {
-      sum = addUnits(sum, amount);
-    } else if (isSidecar(c)) {
-      sum = addUnits(sum, amount);
-      sidecars = addUnits(sidecars, amount);
-      initPeak = std::max(initPeak, sidecars);
-    } else {
-      initPeak = std::max(initPeak, addUnits(amount, sidecars));
-    }
-  }
-  int64_t total() const { return std::max(sum, initPeak); }
-};
-
 // Init containers run in order; PodGpu lists app containers first, then init containers in
 // order, which is all the fold needs.
 int64_t milliOf(const ContainerGpu& c, std::string_view name) {
@@ -45,6 +20,22 @@ int64_t milliOf(const ContainerGpu& c, std::string_view name) {
 }
 
 }  // namespace
+
+bool isNativeSidecar(const ContainerGpu& c) {
+  return c.init && json::stringMember(c.container, "restartPolicy") == "Always";
+}
+
+void PerNodeFold::add(const ContainerGpu& c, int64_t amount) {
+  if (!c.init) {
+    sum = addUnits(sum, amount);
+  } else if (isNativeSidecar(c)) {
+    sum = addUnits(sum, amount);
+    sidecars = addUnits(sidecars, amount);
+    initPeak = std::max(initPeak, sidecars);
+  } else {
+    initPeak = std::max(initPeak, addUnits(amount, sidecars));
+  }
+}
 
 void GpuDemand::add(ResourceDemand d) {
   if (count_ < fixed_.size()) {
@@ -73,7 +64,7 @@ GpuDemand perNodeGpuDemand(const PodGpu& gpu, std::string_view rewriteTo) {
       bool seen = false;
       for (std::size_t i = 0; i < out.size() && !seen; ++i) seen = out[i].resource == name;
       if (seen) continue;
-      Fold fold;
+      PerNodeFold fold;
       for (const auto& c : gpu.containers) {
         int64_t mine = 0;
         for (const auto& e : c.gpus)
@@ -86,7 +77,7 @@ GpuDemand perNodeGpuDemand(const PodGpu& gpu, std::string_view rewriteTo) {
 }
 
 CpuMemoryDemand perNodeCpuMemory(const PodView& pod, const PodGpu& gpu) {
-  Fold cpu, memory;
+  PerNodeFold cpu, memory;
   for (const auto& c : gpu.containers) {
     cpu.add(c, milliOf(c, "cpu"));
     memory.add(c, milliOf(c, "memory"));

@@ -1,5 +1,7 @@
 #include "engine/require_effects.hpp"
 
+#include <algorithm>
+
 #include "engine/json_util.hpp"
 #include "engine/mutation.hpp"
 #include "engine/text.hpp"
@@ -21,17 +23,34 @@ Patch dryRun(Mutator mutator, const ValidationInput& in, std::string_view rewrit
   return patch;
 }
 
-// "/spec/affinity/nodeAffinity" -> "spec.affinity.nodeAffinity" (with the template's prefix).
+bool isIndex(std::string_view token) {
+  if (token.empty()) return false;
+  for (char c : token)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+// "/spec/affinity/nodeAffinity" -> "spec.affinity.nodeAffinity", "/spec/containers/0/resources"
+// -> "spec.containers[0].resources" (with the template's prefix).
 std::string fieldOf(const ValidationInput& in, std::string_view pointer) {
   std::string out = in.pod.fieldPrefix;
-  for (std::size_t i = 1; i < pointer.size(); ++i) {
-    const char c = pointer[i];
-    if (c == '/') {
-      out += '.';
-    } else if (c == '~' && i + 1 < pointer.size()) {
-      out += pointer[++i] == '1' ? '/' : '~';
-    } else {
-      out += c;
+  bool first = true;
+  while (!pointer.empty()) {
+    pointer.remove_prefix(1);  // the '/'
+    const std::size_t end = std::min(pointer.find('/'), pointer.size());
+    const std::string_view token = pointer.substr(0, end);
+    pointer.remove_prefix(end);
+    if (isIndex(token) && !first) {
+      out.append("[").append(token).append("]");
+      continue;
+    }
+    if (!first) out += '.';
+    first = false;
+    for (std::size_t i = 0; i < token.size(); ++i) {
+      if (token[i] == '~' && i + 1 < token.size())
+        out += token[++i] == '1' ? '/' : '~';
+      else
+        out += token[i];
     }
   }
   return out;
@@ -134,6 +153,14 @@ void requireRuntimeClass(const ValidationInput& in, std::vector<Violation>& out)
          patch, out);
 }
 
+// The class's defaultRequestsPerGpu, demanded: the requests the mutation would write are the fix.
+void requireResourceRequests(const ValidationInput& in, std::vector<Violation>& out) {
+  const Patch patch = dryRun(&mutateResourceRequests, in, {});
+  if (patch.empty()) return;
+  report(in, "resource-requests-required",
+         "has GPU containers without cpu or memory requests (or limits)", patch, out);
+}
+
 // One violation per container that asks under another name (or gives requests only), with the
 // limits to write.
 void requireResourceName(const ValidationInput& in, std::vector<Violation>& out) {
@@ -180,6 +207,9 @@ void checkRequiredEffects(const ValidationInput& in, std::vector<Violation>& out
   if (fx.toleration == EffectMode::Require) requireToleration(in, out);
   if (fx.priorityClass == EffectMode::Require) requirePriorityClass(in, out);
   if (fx.runtimeClass == EffectMode::Require) requireRuntimeClass(in, out);
+  if (fx.resourceRequests == EffectMode::Require &&
+      !in.cls.containers.defaultRequestsPerGpu.empty())
+    requireResourceRequests(in, out);
 }
 
 }  // namespace gpua::engine

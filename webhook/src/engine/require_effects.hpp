@@ -15,7 +15,8 @@
 namespace gpua::engine {
 
 // toleration-required, node-placement-required, priority-class-required,
-// runtime-class-required, resource-name-required (GPU pods of the class only).
+// runtime-class-required, resource-name-required, resource-requests-required (GPU pods of the
+// class only).
 void checkRequiredEffects(const ValidationInput& in, std::vector<Violation>& out);
 
 // runtime-class-not-allowed, priority-class-not-allowed (namespace rules), priority-class-missing.

@@ -28,6 +28,9 @@ struct ValidationInput {
   // What selected the class, in words ("label serving.kserve.io/inferenceservice"); empty when
   // unclassifiedGpuPods assigned it.
   std::string_view matchedBy = {};
+  // A validateOnly skip rule matched: the pod is checked but never mutated, so the class's
+  // defaults (containers.defaultRequestsPerGpu) are not counted as written.
+  bool validateOnly = false;
 };
 
 // class-not-allowed, missing-gpu-request, gpu-forbidden, max-per-container, max-per-pod,
@@ -44,6 +47,11 @@ void validatePoolTargeting(const PodView& pod, const PodGpu& gpu, const policy::
 // class that places them): node-selector-conflict, checkpoint-missing, checkpoint-dangling,
 // checkpoint-invalid.
 void validateClassExtensions(const ValidationInput& in, std::vector<Violation>& out);
+
+// The class's `containers` rules on its GPU pods (validate_container_resources.cpp):
+// container-resources-missing, qos-not-guaranteed, qos-best-effort, resources-per-gpu-exceeded,
+// limit-request-ratio-exceeded, required-env-missing.
+void validateContainerResources(const ValidationInput& in, std::vector<Violation>& out);
 
 // node-selector-conflict (placement via nodeSelector, onConflict keep or deny).
 void checkNodeSelectorConflict(const PodView& pod, const policy::WorkloadClass& cls,

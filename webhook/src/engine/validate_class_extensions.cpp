@@ -1,5 +1,6 @@
-// The class rules of issue 11 that come after the GPU rules of validate_class.cpp: placement
-// conflicts with nodeSelector placement, and checkpoint declarations of preemptible pods.
+// The class rules of issue 11 that come after the GPU rules of validate_class.cpp: container
+// resources, placement conflicts with nodeSelector placement, and checkpoint declarations of
+// preemptible pods.
 #include "engine/class_placement.hpp"
 #include "engine/priority_tier.hpp"
 #include "engine/text.hpp"
@@ -25,6 +26,7 @@ const policy::CheckpointRule* checkpointRule(const ValidationInput& in, std::str
 }  // namespace
 
 void validateClassExtensions(const ValidationInput& in, std::vector<Violation>& out) {
+  validateContainerResources(in, out);
   if (!getsClassPlacement(in.cls, in.gpu)) return;
   checkNodeSelectorConflict(in.pod, in.cls,
                             in.gpu.hasGpu ? in.pools : cpuPoolsOf(in.cls, in.policy), out);

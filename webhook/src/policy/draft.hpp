@@ -24,7 +24,8 @@ struct PoolOrigin {
 // A class's `effects` as written: each set one overrides spec.effects (resolved after merging,
 // since spec.effects may sit in another file).
 struct EffectOverrides {
-  std::optional<EffectMode> toleration, nodePlacement, priorityClass, runtimeClass, resourceName;
+  std::optional<EffectMode> toleration, nodePlacement, priorityClass, runtimeClass, resourceName,
+      resourceRequests;
 };
 
 struct ClassOrigin {
@@ -34,6 +35,8 @@ struct ClassOrigin {
   std::vector<SourceLoc> cpuPools;
   SourceLoc placement;  // the class's placement mapping (its node when absent)
   EffectOverrides effects;
+  ContainerRulesOverrides containers;  // the class's `containers` as written
+  SourceLoc containersAt;              // where (the class's node when absent)
 };
 
 struct QuotaOrigin {
@@ -59,6 +62,7 @@ struct Draft {
   SourceLoc unclassifiedGpuPods;                  // where the class name was written
   std::vector<PoolOrigin> cpuPools;               // parallel to set.cpuPools
   std::vector<SourceLoc> priorityTiers;           // name of each set.priorityTiers entry
+  ContainerRulesOverrides defaultContainers;      // spec.containers, the classes' default
 };
 
 }  // namespace gpua::policy

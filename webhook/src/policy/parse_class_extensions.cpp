@@ -1,6 +1,6 @@
-// Class keys for node isolation and preemption (issue 11): cpuPools, placement and
-// requireCheckpoint. References (pool names) are resolved with the rest of the policy in
-// resolve_extensions.cpp.
+// Class keys of issue 11: cpuPools, placement, requireCheckpoint and containers (the rules for
+// the containers of its GPU pods). References (pool names) are resolved with the rest of the policy
+// in resolve_extensions.cpp.
 #include "policy/parse.hpp"
 
 namespace gpua::policy {
@@ -64,6 +64,14 @@ void parseClassExtensions(YamlReader& r, const MapReader& m, WorkloadClass& c,
   if (m.has("requireCheckpoint"))
     c.requireCheckpoint =
         parseCheckpointRule(r, m.get("requireCheckpoint"), m.path("requireCheckpoint"));
+  origin.containersAt = m.has("containers") ? m.loc("containers") : m.loc();
+  if (m.has("containers")) {
+    origin.containers = parseContainerRules(r, m.get("containers"), m.path("containers"));
+    if (c.gpus.request == GpuRequest::Forbidden)
+      r.error(m.get("containers"), m.path("containers"),
+              "containers rules are for a class's GPU pods, but gpus.request is forbidden",
+              "remove containers, or let the class take GPUs (gpus.request: optional)");
+  }
 }
 
 }  // namespace gpua::policy

@@ -99,7 +99,7 @@ void parseClass(YamlReader& r, const YAML::Node& node, const std::string& path, 
               {"name", "match", "allowedNamespaces", "pools", "priorityClassName",
                "overridePriorityClass", "allowedPriorityClasses", "gpus", "maxRunSeconds",
                "cpuPools", "placement", "requireCheckpoint", "effects", "allowedRuntimeClasses",
-               "requirePriorityClass", "capacityCheck", "maxShareOfNodePerGpu"});
+               "requirePriorityClass", "capacityCheck", "maxShareOfNodePerGpu", "containers"});
   if (!m.valid()) return;
   WorkloadClass c;
   ClassOrigin origin;

@@ -77,7 +77,8 @@ void parseSpec(YamlReader& r, const YAML::Node& node, Draft& draft) {
   MapReader spec(r, node, "spec",
                  {"exempt", "pools", "classes", "unclassifiedGpuPods", "skip", "quotas", "rollout",
                   "templates", "priorityClasses", "quotaUnavailable", "cpuPools", "fieldGuards",
-                  "priorityTiers", "capacityCheck", "effects", "ruleExemptions", "namespaceRules"});
+                  "priorityTiers", "capacityCheck", "effects", "ruleExemptions", "namespaceRules",
+                  "containers"});
   if (!spec.valid()) return;
   if (spec.has("exempt") && claimSetting(r, draft, spec, "exempt"))
     parseExempt(r, spec.get("exempt"), spec.path("exempt"), draft);
@@ -94,6 +95,8 @@ void parseSpec(YamlReader& r, const YAML::Node& node, Draft& draft) {
     parsePriorityClasses(r, spec.get("priorityClasses"), spec.path("priorityClasses"), draft);
   if (spec.has("effects") && claimSetting(r, draft, spec, "effects"))
     parseDefaultEffects(r, spec.get("effects"), spec.path("effects"), draft);
+  if (spec.has("containers") && claimSetting(r, draft, spec, "containers"))
+    parseDefaultContainers(r, spec.get("containers"), spec.path("containers"), draft);
   if (spec.has("ruleExemptions"))
     parseRuleExemptions(r, spec.get("ruleExemptions"), spec.path("ruleExemptions"), draft);
   if (spec.has("namespaceRules"))

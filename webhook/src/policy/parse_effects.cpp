@@ -7,8 +7,8 @@ namespace gpua::policy {
 
 namespace {
 
-constexpr const char* kEffectKeys[] = {"toleration", "nodePlacement", "priorityClass",
-                                       "runtimeClass", "resourceName"};
+constexpr const char* kEffectKeys[] = {"toleration",   "nodePlacement", "priorityClass",
+                                       "runtimeClass", "resourceName",  "resourceRequests"};
 
 std::optional<EffectMode> parseMode(YamlReader& r, const YAML::Node& node,
                                     const std::string& path) {
@@ -21,6 +21,7 @@ std::optional<EffectMode>* slot(EffectOverrides& o, std::string_view key) {
   if (key == "nodePlacement") return &o.nodePlacement;
   if (key == "priorityClass") return &o.priorityClass;
   if (key == "runtimeClass") return &o.runtimeClass;
+  if (key == "resourceRequests") return &o.resourceRequests;
   return &o.resourceName;
 }
 
@@ -30,6 +31,7 @@ void overlay(Effects& e, const EffectOverrides& o) {
   e.priorityClass = o.priorityClass.value_or(e.priorityClass);
   e.runtimeClass = o.runtimeClass.value_or(e.runtimeClass);
   e.resourceName = o.resourceName.value_or(e.resourceName);
+  e.resourceRequests = o.resourceRequests.value_or(e.resourceRequests);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "policy/class_rules.hpp"
+#include "policy/container_rules.hpp"
 #include "policy/label_selector.hpp"
 #include "policy/node_requirement.hpp"
 
@@ -35,6 +36,8 @@ struct Effects {
   EffectMode priorityClass = EffectMode::Mutate;  // the class's priorityClassName
   EffectMode runtimeClass = EffectMode::Mutate;   // the pools' runtimeClassName
   EffectMode resourceName = EffectMode::Mutate;   // nvidia.com/gpu -> the class's resource
+  // containers.defaultRequestsPerGpu: cpu/memory requests written where a GPU container has none
+  EffectMode resourceRequests = EffectMode::Mutate;
 };
 // What a capacity finding (no-capacity, gpu-stranding: checks that need node data) may do.
 //   Deny: a violation like any other, which the rollout mode turns into deny/warn/audit.
@@ -158,6 +161,9 @@ struct WorkloadClass {
   bool requirePriorityClass = false;  // a GPU pod must end up with a priority class
   // Resolved by the loader: the class's `effects`, written per effect, over spec.effects.
   Effects effects;
+  // Resolved by the loader: the class's `containers` over spec.containers, key by key (empty
+  // for a class whose GPUs are forbidden: the rules are about GPU pods).
+  ContainerRules containers;
 
   // ---- resolved by the loader ----
   // The extended resource the class's GPU requests are rewritten to: "nvidia.com/gpu",

@@ -5,8 +5,8 @@
 
 #include "policy/edit_distance.hpp"
 #include "policy/gpu_models.hpp"
-#include "policy/resolve_extensions.hpp"
 #include "policy/parse.hpp"
+#include "policy/resolve_extensions.hpp"
 
 namespace gpua::policy {
 
@@ -221,6 +221,7 @@ void resolveDraft(Draft& draft, Diagnostics& errors) {
   checkAllDuplicates(draft, errors);
   resolveClasses(draft, errors);
   resolveClassEffects(draft);
+  resolveClassContainers(draft, errors);
   resolveUnclassified(draft, errors);
   resolveQuotas(draft, errors);
   checkRollout(draft, errors);

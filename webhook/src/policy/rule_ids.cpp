@@ -16,7 +16,10 @@ const std::vector<std::string>& knownRuleIds() {
       "checkpoint-dangling", "checkpoint-invalid",
       // effects in require mode
       "toleration-required", "node-placement-required", "priority-class-required",
-      "runtime-class-required", "resource-name-required",
+      "runtime-class-required", "resource-name-required", "resource-requests-required",
+      // container resources per class
+      "container-resources-missing", "qos-not-guaranteed", "qos-best-effort",
+      "resources-per-gpu-exceeded", "limit-request-ratio-exceeded", "required-env-missing",
       // quotas
       "quota", "quota-unavailable",
       // placement and capacity (node data)

@@ -74,7 +74,7 @@ TEST_F(Corpus, MutateModeOutputPassesRequireModeOnEveryPod) {
   for (auto& c : require.classes)
     c.effects = {policy::EffectMode::Require, policy::EffectMode::Require,
                  policy::EffectMode::Require, policy::EffectMode::Require,
-                 policy::EffectMode::Require};
+                 policy::EffectMode::Require, policy::EffectMode::Require};
   int mutated = 0;
   for (const auto& entry : fs::directory_iterator(corpusDir())) {
     if (entry.path().extension() != ".json") continue;

@@ -15,8 +15,8 @@ using policy::EffectMode;
 policy::PolicySet requirePolicy() {
   auto p = makePolicy();
   for (auto& c : p.classes)
-    c.effects = {EffectMode::Require, EffectMode::Require, EffectMode::Require, EffectMode::Require,
-                 EffectMode::Require};
+    c.effects = {EffectMode::Require, EffectMode::Require, EffectMode::Require,
+                 EffectMode::Require, EffectMode::Require, EffectMode::Require};
   return p;
 }
 

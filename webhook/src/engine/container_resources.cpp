@@ -1,0 +1,104 @@
+#include "engine/container_resources.hpp"
+
+#include <limits>
+
+#include "engine/json_util.hpp"
+
+namespace gpua::engine {
+
+namespace {
+
+constexpr Nanos kNanosPerUnit = 1000000000;
+
+struct Suffix {
+  std::string_view text;
+  Nanos factor;  // in units
+};
+
+constexpr Suffix kBinary[] = {{"Ei", Nanos{1} << 60}, {"Pi", Nanos{1} << 50},
+                              {"Ti", Nanos{1} << 40}, {"Gi", Nanos{1} << 30},
+                              {"Mi", Nanos{1} << 20}, {"Ki", Nanos{1} << 10}};
+constexpr Suffix kDecimal[] = {
+    {"E", 1000000000000000000}, {"P", 1000000000000000}, {"T", 1000000000000},
+    {"G", 1000000000},          {"M", 1000000},          {"k", 1000}};
+
+bool endsWithAny(std::string_view text, const Suffix (&table)[6]) {
+  for (const auto& s : table)
+    if (text.ends_with(s.text)) return true;
+  return false;
+}
+
+// `q` with the largest suffix of `table` that divides it, or "" when none does.
+std::string withSuffix(const Quantity& q, const Suffix (&table)[6]) {
+  if (!q.whole() || q.units <= 0) return {};
+  for (const auto& s : table)
+    if (q.units % s.factor == 0)
+      return std::to_string(static_cast<int64_t>(q.units / s.factor)) + std::string(s.text);
+  return {};
+}
+
+std::optional<Quantity> readQuantity(const rapidjson::Value* map, std::string_view resource,
+                                     bool& written) {
+  const rapidjson::Value* v = json::member(map, resource);
+  written = v != nullptr;
+  if (v == nullptr) return std::nullopt;
+  return quantityFromJson(*v);
+}
+
+}  // namespace
+
+std::optional<Quantity> quantityOfNanos(Nanos n) {
+  if (n < 0 || n / kNanosPerUnit > std::numeric_limits<int64_t>::max()) return std::nullopt;
+  return Quantity{static_cast<int64_t>(n / kNanosPerUnit), static_cast<int32_t>(n % kNanosPerUnit)};
+}
+
+std::optional<Quantity> defaultRequest(const policy::ContainerRules& rules, const ContainerGpu& c,
+                                       std::string_view resource) {
+  const auto it = rules.defaultRequestsPerGpu.find(std::string(resource));
+  if (it == rules.defaultRequestsPerGpu.end() || c.units() <= 0) return std::nullopt;
+  if (json::member(c.requests, resource) != nullptr || json::member(c.limits, resource) != nullptr)
+    return std::nullopt;
+  Nanos total = 0;
+  if (__builtin_mul_overflow(nanosOf(it->second.value), static_cast<Nanos>(c.units()), &total))
+    return std::nullopt;  // beyond any node: leave the container as written
+  return quantityOfNanos(total);
+}
+
+ContainerAmount containerAmount(const policy::ContainerRules& rules, const ContainerGpu& c,
+                                std::string_view resource, bool applyDefaults) {
+  ContainerAmount a;
+  a.request = readQuantity(c.requests, resource, a.requestWritten);
+  a.limit = readQuantity(c.limits, resource, a.limitWritten);
+  if (!a.requestWritten && a.limitWritten) a.request = a.limit;  // the apiserver's defaulting
+  if (!a.requestWritten && !a.limitWritten && applyDefaults) {
+    a.request = defaultRequest(rules, c, resource);
+    a.defaulted = a.request.has_value();
+  }
+  return a;
+}
+
+std::string showQuantity(const Quantity& q, std::string_view resource) {
+  if (resource == "memory") {
+    std::string binary = withSuffix(q, kBinary);
+    if (!binary.empty()) return binary;
+  }
+  return toDecimalString(q);
+}
+
+std::string quantityText(const Quantity& q, std::string_view like) {
+  std::string out;
+  if (endsWithAny(like, kBinary)) out = withSuffix(q, kBinary);
+  if (out.empty() && endsWithAny(like, kDecimal)) out = withSuffix(q, kDecimal);
+  if (!out.empty()) return out;
+  if (q.whole()) return std::to_string(q.units);
+  if (q.nanos % 1000000 == 0 && q.units < std::numeric_limits<int64_t>::max() / 1000)
+    return std::to_string(q.units * 1000 + q.nanos / 1000000) + "m";
+  return toDecimalString(q);
+}
+
+std::string resourcesField(const PodView& pod, const ContainerGpu& c) {
+  return pod.fieldPrefix + "spec." + (c.init ? "initContainers" : "containers") + "[" +
+         std::to_string(c.index) + "].resources";
+}
+
+}  // namespace gpua::engine

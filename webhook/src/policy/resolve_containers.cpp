@@ -1,0 +1,56 @@
+// After merging: each class's container rules = spec.containers overlaid with the class's own
+// `containers`, key by key, and the checks of rules that contradict each other once combined.
+#include "policy/parse.hpp"
+
+namespace gpua::policy {
+
+namespace {
+
+template <typename T>
+void overlayKey(T& into, const std::optional<T>& from) {
+  if (from) into = *from;
+}
+
+void overlay(ContainerRules& c, const ContainerRulesOverrides& o) {
+  overlayKey(c.requireRequests, o.requireRequests);
+  overlayKey(c.requireLimits, o.requireLimits);
+  overlayKey(c.qos, o.qos);
+  overlayKey(c.maxPerGpu, o.maxPerGpu);
+  overlayKey(c.maxLimitRequestRatio, o.maxLimitRequestRatio);
+  overlayKey(c.defaultRequestsPerGpu, o.defaultRequestsPerGpu);
+  overlayKey(c.requiredEnv, o.requiredEnv);
+}
+
+// Rules that no pod given the defaults could pass: a default above its maximum, or defaults
+// (requests without limits) in a class that demands Guaranteed pods.
+void checkConsistent(const ContainerRules& c, const SourceLoc& at, Diagnostics& errors) {
+  for (const auto& [resource, perGpu] : c.defaultRequestsPerGpu) {
+    const auto max = c.maxPerGpu.find(resource);
+    if (max != c.maxPerGpu.end() && max->second.value < perGpu.value)
+      report(errors, at,
+             "defaultRequestsPerGpu." + resource + " " + perGpu.text + " is above maxPerGpu." +
+                 resource + " " + max->second.text,
+             "every pod given the default would be refused; lower the default or raise the "
+             "maximum");
+  }
+  if (c.qos == QosClass::Guaranteed && !c.defaultRequestsPerGpu.empty())
+    report(errors, at, "qos: Guaranteed with defaultRequestsPerGpu",
+           "the defaults write requests without limits, which a Guaranteed pod cannot have; "
+           "drop defaultRequestsPerGpu, or use qos: Burstable");
+}
+
+}  // namespace
+
+void resolveClassContainers(Draft& draft, Diagnostics& errors) {
+  for (std::size_t i = 0; i < draft.set.classes.size() && i < draft.classes.size(); ++i) {
+    WorkloadClass& cls = draft.set.classes[i];
+    if (cls.gpus.request == GpuRequest::Forbidden) continue;  // GPU pods only
+    ContainerRules rules;
+    overlay(rules, draft.defaultContainers);
+    overlay(rules, draft.classes[i].containers);
+    checkConsistent(rules, draft.classes[i].containersAt, errors);
+    cls.containers = std::move(rules);
+  }
+}
+
+}  // namespace gpua::policy
