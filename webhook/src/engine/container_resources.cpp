@@ -58,10 +58,13 @@ std::optional<Quantity> defaultRequest(const policy::ContainerRules& rules, cons
   if (it == rules.defaultRequestsPerGpu.end() || c.units() <= 0) return std::nullopt;
   if (json::member(c.requests, resource) != nullptr || json::member(c.limits, resource) != nullptr)
     return std::nullopt;
-  Nanos total = 0;
-  if (__builtin_mul_overflow(nanosOf(it->second.value), static_cast<Nanos>(c.units()), &total))
-    return std::nullopt;  // beyond any node: leave the container as written
-  return quantityOfNanos(total);
+  // Beyond what a quantity can hold (the loader keeps perGpu positive): leave it as written.
+  // Checked by division, since clang's 128-bit overflow builtins need compiler-rt.
+  const Nanos perGpu = nanosOf(it->second.value);
+  const Nanos units = c.units();
+  const Nanos largest = static_cast<Nanos>(std::numeric_limits<int64_t>::max()) * kNanosPerUnit;
+  if (perGpu <= 0 || units > largest / perGpu) return std::nullopt;
+  return quantityOfNanos(perGpu * units);
 }
 
 ContainerAmount containerAmount(const policy::ContainerRules& rules, const ContainerGpu& c,

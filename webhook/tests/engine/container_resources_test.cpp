@@ -3,6 +3,7 @@
 // (idempotent mutation, or demanded in require mode), all with exact Kubernetes quantities.
 #include <gtest/gtest.h>
 
+#include "policy/loader.hpp"
 #include "test_support.hpp"
 
 namespace gpua::engine {
@@ -354,6 +355,31 @@ TEST(ContainerResources, WorkloadTemplatesAreJudgedAtApply) {
       out.denial->message.find("set spec.template.spec.containers[0].resources.requests.memory"),
       std::string::npos)
       << out.denial->message;
+}
+
+// docs/examples/container-resources.yaml, dropped in beside the shipped policy: a labelled
+// Kubeflow master with only a GPU limit is refused where the rollout enforces and warned about
+// elsewhere; the same pod with a memory request passes.
+TEST(ContainerResources, ExampleDropInWithTheShippedPolicy) {
+  const auto loaded = policy::loadPolicyPaths(
+      {GPUA_POLICIES_DIR, std::string(GPUA_EXAMPLES_DIR) + "/container-resources.yaml"});
+  ASSERT_TRUE(loaded.ok()) << loaded.errors[0].format();
+  const std::string bestEffort =
+      gpuPod(R"({"training.kubeflow.org/job-name":"mnist"})", R"({"limits":{"nvidia.com/gpu":1}})");
+  rapidjson::Document d = parse(bestEffort);
+  const Decision dev =
+      decide(d, podContext("ml-dev", {{"env", "dev"}}), *loaded.policy, emptyUsage());
+  EXPECT_EQ(dev.className, "training");
+  EXPECT_EQ(rules(dev), std::vector<std::string>{"qos-best-effort"});
+  EXPECT_FALSE(dev.allowed());
+  const Decision prod = decide(d, podContext("ml-prod", {}), *loaded.policy, emptyUsage());
+  EXPECT_TRUE(prod.allowed());
+  EXPECT_EQ(prod.mode, policy::Mode::Warn);
+  const Applied burstable =
+      decideAndApply(gpuPod(R"({"training.kubeflow.org/job-name":"mnist"})",
+                            R"({"requests":{"memory":"16Gi"},"limits":{"nvidia.com/gpu":1}})"),
+                     *loaded.policy, podContext("ml-dev", {{"env", "dev"}}));
+  EXPECT_TRUE(burstable.decision.violations.empty());
 }
 
 }  // namespace
