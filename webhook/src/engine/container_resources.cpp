@@ -100,8 +100,7 @@ std::string quantityText(const Quantity& q, std::string_view like) {
 }
 
 std::string resourcesField(const PodView& pod, const ContainerGpu& c) {
-  return pod.fieldPrefix + "spec." + (c.init ? "initContainers" : "containers") + "[" +
-         std::to_string(c.index) + "].resources";
+  return containerField(pod, c) + ".resources";
 }
 
 }  // namespace gpua::engine

@@ -19,6 +19,11 @@ std::string containerLabel(const ContainerGpu& c) {
   return std::string(c.init ? "init container " : "container ") + text::quoted(c.name);
 }
 
+std::string containerField(const PodView& pod, const ContainerGpu& c) {
+  return pod.fieldPrefix + "spec." + (c.init ? "initContainers" : "containers") + "[" +
+         std::to_string(c.index) + "]";
+}
+
 namespace {
 
 GpuEntry* findEntry(std::vector<GpuEntry>& entries, std::string_view resource) {

@@ -90,5 +90,7 @@ std::map<std::string, int64_t, std::less<>> effectiveUnits(const PodGpu& gpu,
 
 // "container \"x\"" or "init container \"x\"" for messages.
 std::string containerLabel(const ContainerGpu& c);
+// "spec.containers[2]" or "spec.initContainers[0]" (with the template's prefix), for fixes.
+std::string containerField(const PodView& pod, const ContainerGpu& c);
 
 }  // namespace gpua::engine

@@ -176,9 +176,7 @@ void requireResourceName(const ValidationInput& in, std::vector<Violation>& out)
       if (rename) wrong.push_back(std::string(e.resource));
     }
     if (wanted.empty()) continue;
-    const std::string field = in.pod.fieldPrefix + "spec." +
-                              (c.init ? "initContainers" : "containers") + "[" +
-                              std::to_string(c.index) + "].resources";
+    const std::string field = containerField(in.pod, c) + ".resources";
     const std::string what =
         !wrong.empty() ? "asks for " + text::join(wrong) + " but class " + in.cls.name +
                              " runs on " + std::string(target) +

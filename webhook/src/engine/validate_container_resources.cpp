@@ -166,7 +166,10 @@ void checkPerGpu(const Check& k, std::vector<Violation>& out) {
       const int64_t milli =
           positive(a.request) ? a.request->milliValue().value_or(int64_t{1} << 60) : 0;
       fold.add(c, milli);
-      if (milli > largestMilli) largest = &c, largestMilli = milli;
+      if (milli > largestMilli) {
+        largest = &c;
+        largestMilli = milli;
+      }
     }
     const int64_t total = fold.total();
     const int64_t maxMilli = max.value.milliValue().value_or(0);
@@ -208,10 +211,10 @@ void checkRatios(const Check& k, std::vector<Violation>& out) {
           quantityOfNanos(((limit * 1000 + ratioMilli - 1) / ratioMilli + step - 1) / step * step);
       out.push_back({"limit-request-ratio-exceeded",
                      k.head(c) + ": " + resource + " limit " + showQuantity(*a.limit, resource) +
-                         " " + observed + ", above the " + ratio.text + "x class " + k.in.cls.name +
-                         " allows: lower " + base + ".limits." + resource + " to " +
-                         showQuantity(maxLimit.value_or(Quantity{}), resource) + " or raise " +
-                         base + ".requests." + resource + " to " +
+                         " " + observed + ", above the " + toDecimalString(ratio.value) +
+                         "x class " + k.in.cls.name + " allows: lower " + base + ".limits." +
+                         resource + " to " + showQuantity(maxLimit.value_or(Quantity{}), resource) +
+                         " or raise " + base + ".requests." + resource + " to " +
                          showQuantity(minRequest.value_or(Quantity{}), resource)});
     }
   }
@@ -248,9 +251,7 @@ void checkEnv(const Check& k, std::vector<Violation>& out) {
                       (want.value ? ",\"value\":" + json::quoteString(*want.value) : "") + "}");
     }
     if (wrong.empty()) continue;
-    const std::string field = k.in.pod.fieldPrefix + "spec." +
-                              (c.init ? "initContainers" : "containers") + "[" +
-                              std::to_string(c.index) + "].env";
+    const std::string field = containerField(k.in.pod, c) + ".env";
     out.push_back({"required-env-missing",
                    k.head(c) + " asks for a GPU but sets " + text::join(wrong) + "; class " +
                        k.in.cls.name + " requires it on GPU containers: set in " + field + ": " +
