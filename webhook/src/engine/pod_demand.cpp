@@ -1,17 +1,23 @@
 #include "engine/pod_demand.hpp"
 
-#include <algorithm>
 #include <string>
 
 #include "engine/json_util.hpp"
+#include "engine/pod_request_fold.hpp"
 #include "engine/resource_quantity.hpp"
 
 namespace gpua::engine {
 
+ContainerRole roleOf(const ContainerGpu& c) {
+  if (!c.init) return ContainerRole::App;
+  return json::stringMember(c.container, "restartPolicy") == "Always" ? ContainerRole::Sidecar
+                                                                      : ContainerRole::Init;
+}
+
 namespace {
 
-// Init containers run in order; PodGpu lists app containers first, then init containers in
-// order, which is all the fold needs.
+// PodGpu lists app containers first, then init containers in order, which is all the fold
+// needs.
 int64_t milliOf(const ContainerGpu& c, std::string_view name) {
   const rapidjson::Value* q = json::member(c.requests, name);
   if (q == nullptr) q = json::member(c.limits, name);
@@ -20,22 +26,6 @@ int64_t milliOf(const ContainerGpu& c, std::string_view name) {
 }
 
 }  // namespace
-
-bool isNativeSidecar(const ContainerGpu& c) {
-  return c.init && json::stringMember(c.container, "restartPolicy") == "Always";
-}
-
-void PerNodeFold::add(const ContainerGpu& c, int64_t amount) {
-  if (!c.init) {
-    sum = addUnits(sum, amount);
-  } else if (isNativeSidecar(c)) {
-    sum = addUnits(sum, amount);
-    sidecars = addUnits(sidecars, amount);
-    initPeak = std::max(initPeak, sidecars);
-  } else {
-    initPeak = std::max(initPeak, addUnits(amount, sidecars));
-  }
-}
 
 void GpuDemand::add(ResourceDemand d) {
   if (count_ < fixed_.size()) {
@@ -64,12 +54,12 @@ GpuDemand perNodeGpuDemand(const PodGpu& gpu, std::string_view rewriteTo) {
       bool seen = false;
       for (std::size_t i = 0; i < out.size() && !seen; ++i) seen = out[i].resource == name;
       if (seen) continue;
-      PerNodeFold fold;
+      PodRequestFold fold;
       for (const auto& c : gpu.containers) {
         int64_t mine = 0;
         for (const auto& e : c.gpus)
           if (nameOf(e) == name) mine = addUnits(mine, e.units());
-        fold.add(c, mine);
+        fold.add(roleOf(c), mine);
       }
       if (fold.total() > 0) out.add({name, fold.total()});
     }
@@ -77,10 +67,10 @@ GpuDemand perNodeGpuDemand(const PodGpu& gpu, std::string_view rewriteTo) {
 }
 
 CpuMemoryDemand perNodeCpuMemory(const PodView& pod, const PodGpu& gpu) {
-  PerNodeFold cpu, memory;
+  PodRequestFold cpu, memory;
   for (const auto& c : gpu.containers) {
-    cpu.add(c, milliOf(c, "cpu"));
-    memory.add(c, milliOf(c, "memory"));
+    cpu.add(roleOf(c), milliOf(c, "cpu"));
+    memory.add(roleOf(c), milliOf(c, "memory"));
   }
   const rapidjson::Value* overhead = json::objectMember(pod.spec, "overhead");
   auto extra = [&](std::string_view name) {

@@ -4,30 +4,19 @@
 // resources (after the class's rewrite) and, on demand, CPU and memory.
 #pragma once
 
-#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
 #include "engine/gpu_request.hpp"
+#include "engine/pod_request_fold.hpp"
 
 namespace gpua::engine {
 
-// An init container with restartPolicy Always: it keeps running beside the app containers.
-bool isNativeSidecar(const ContainerGpu& c);
-
-// Folds one amount per container the way the kubelet sizes a pod: `sum` of app containers and
-// sidecars, `initPeak` the most any init container needs beside the sidecars started before it.
-// Feed it every container in PodGpu order (app containers, then init containers in order).
-struct PerNodeFold {
-  int64_t sum = 0;
-  int64_t sidecars = 0;
-  int64_t initPeak = 0;
-
-  void add(const ContainerGpu& c, int64_t amount);
-  int64_t total() const { return std::max(sum, initPeak); }
-};
+// How a container of the pod counts in a PodRequestFold: an app container, a native sidecar
+// (an init container with restartPolicy Always) or an ordinary init container.
+ContainerRole roleOf(const ContainerGpu& c);
 
 struct ResourceDemand {
   std::string_view resource;  // a view into the pod or the policy (valid for one decide())

@@ -158,14 +158,14 @@ void checkPerGpu(const Check& k, std::vector<Violation>& out) {
   const int64_t gpus = gpuUnits(k.in);
   if (gpus <= 0) return;  // GPUs only through DRA claims: no count to divide by
   for (const auto& [resource, max] : k.rules.maxPerGpu) {
-    PerNodeFold fold;
+    PodRequestFold fold;
     const ContainerGpu* largest = nullptr;
     int64_t largestMilli = 0;
     for (const auto& c : k.in.gpu.containers) {
       const ContainerAmount a = k.amount(c, resource);
       const int64_t milli =
           positive(a.request) ? a.request->milliValue().value_or(int64_t{1} << 60) : 0;
-      fold.add(c, milli);
+      fold.add(roleOf(c), milli);
       if (milli > largestMilli) {
         largest = &c;
         largestMilli = milli;
