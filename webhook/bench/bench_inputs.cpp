@@ -1,5 +1,6 @@
 #include "bench_inputs.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 
 namespace gpua::bench {
@@ -138,6 +139,20 @@ std::string shippedPolicyDir() {
 
 policy::LoadResult loadShippedPolicy() {
   return policy::loadPolicyPaths({shippedPolicyDir()});
+}
+
+std::shared_ptr<const policy::PolicySet> mustLoad(policy::LoadResult r, const char* what) {
+  if (!r.ok()) {
+    std::fprintf(stderr, "bench: %s does not load: %s\n", what,
+                 r.errors.empty() ? "?" : r.errors.front().format().c_str());
+    std::exit(1);
+  }
+  return r.policy;
+}
+
+std::shared_ptr<const policy::PolicySet> shippedPolicy() {
+  static const auto p = mustLoad(loadShippedPolicy(), "the shipped policy");
+  return p;
 }
 
 std::string manyClassesPolicyYaml(std::size_t classes) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,11 @@ std::string admissionReviewJson(const std::string& pod, const std::string& uid);
 // The shipped policies/ directory (GPUA_BENCH_POLICIES overrides the compiled-in path).
 std::string shippedPolicyDir();
 policy::LoadResult loadShippedPolicy();
+
+// A policy the benchmark cannot run without: exits with the first error when it does not load.
+std::shared_ptr<const policy::PolicySet> mustLoad(policy::LoadResult r, const char* what);
+// The shipped policy, loaded once (mustLoad).
+std::shared_ptr<const policy::PolicySet> shippedPolicy();
 
 // One GpuPolicy with `classes` workload classes and as many pools. Classes 0..n-2 match a
 // label no bench pod carries; the last one matches Kubeflow training pods, so classifying the

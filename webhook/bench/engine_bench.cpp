@@ -51,18 +51,8 @@ const std::string& reviewBody(PodSize size) {
   return bodies.at(size);
 }
 
-std::shared_ptr<const policy::PolicySet> mustLoad(policy::LoadResult r, const char* what) {
-  if (!r.ok()) {
-    std::fprintf(stderr, "bench: %s does not load: %s\n", what,
-                 r.errors.empty() ? "?" : r.errors.front().format().c_str());
-    std::exit(1);
-  }
-  return r.policy;
-}
-
 const policy::PolicySet& shipped() {
-  static const auto p = mustLoad(loadShippedPolicy(), "the shipped policy");
-  return *p;
+  return *shippedPolicy();
 }
 
 const policy::PolicySet& manyClasses() {

@@ -18,15 +18,7 @@ namespace {
 constexpr std::size_t kPods = 100'000;
 
 std::shared_ptr<const policy::PolicySet> shipped() {
-  static const auto p = [] {
-    auto r = loadShippedPolicy();
-    if (!r.ok()) {
-      std::fprintf(stderr, "bench: the shipped policy does not load\n");
-      std::exit(1);
-    }
-    return r.policy;
-  }();
-  return p;
+  return shippedPolicy();
 }
 
 const std::string& podList() {

@@ -23,15 +23,7 @@ constexpr std::size_t kNodes = 5'000;
 constexpr std::size_t kPods = 100'000;
 
 std::shared_ptr<const policy::PolicySet> shipped() {
-  static const auto p = [] {
-    auto r = loadShippedPolicy();
-    if (!r.ok()) {
-      std::fprintf(stderr, "bench: the shipped policy does not load\n");
-      std::exit(1);
-    }
-    return r.policy;
-  }();
-  return p;
+  return shippedPolicy();
 }
 
 // Node i: a third are A100 MIG inference nodes, the rest H100 training nodes.
@@ -129,6 +121,25 @@ std::size_t heapInUse() {
   return mallinfo2().uordblks;
 }
 
+// Parses the node list and applies it to `supply`, as one list page.
+void loadNodes(cluster::SupplyLedger& supply) {
+  rapidjson::Document nodes;
+  nodes.Parse(nodeList().data(), nodeList().size());
+  supply.beginNodeList();
+  supply.addNodePage(nodes);
+  supply.commitNodeList();
+}
+
+// Parses the pod list and applies it to `supply` and, when given, the usage ledger.
+void loadPods(cluster::SupplyLedger& supply, cluster::Ledger* usage = nullptr) {
+  rapidjson::Document pods;
+  pods.Parse(podList().data(), podList().size());
+  if (usage != nullptr) usage->applyPodList(pods);
+  supply.beginPodList();
+  supply.addPodPage(pods);
+  supply.commitPodList();
+}
+
 // First sync: parse and apply the node list and the pod list into both ledgers (what the
 // watch client does before it reports synced), and build the supply snapshot's first stage.
 void BM_SupplyFirstSync(benchmark::State& state) {
@@ -136,21 +147,8 @@ void BM_SupplyFirstSync(benchmark::State& state) {
     const auto start = std::chrono::steady_clock::now();
     cluster::SupplyLedger supply(shipped());
     cluster::Ledger usage(shipped());
-    {
-      rapidjson::Document nodes;
-      nodes.Parse(nodeList().data(), nodeList().size());
-      supply.beginNodeList();
-      supply.addNodePage(nodes);
-      supply.commitNodeList();
-    }
-    {
-      rapidjson::Document pods;
-      pods.Parse(podList().data(), podList().size());
-      usage.applyPodList(pods);
-      supply.beginPodList();
-      supply.addPodPage(pods);
-      supply.commitPodList();
-    }
+    loadNodes(supply);
+    loadPods(supply, &usage);
     auto stage1 = supply.nodes();
     benchmark::DoNotOptimize(stage1.data());
     state.counters["sync_s"] =
@@ -168,22 +166,9 @@ void BM_SupplyMemory(benchmark::State& state) {
     const auto before = heapInUse();
     auto supply = std::make_unique<cluster::SupplyLedger>(shipped());
     auto usage = std::make_unique<cluster::Ledger>(shipped());
-    {
-      rapidjson::Document nodes;
-      nodes.Parse(nodeList().data(), nodeList().size());
-      supply->beginNodeList();
-      supply->addNodePage(nodes);
-      supply->commitNodeList();
-    }
+    loadNodes(*supply);
     const auto afterNodes = heapInUse() - before;
-    {
-      rapidjson::Document pods;
-      pods.Parse(podList().data(), podList().size());
-      usage->applyPodList(pods);
-      supply->beginPodList();
-      supply->addPodPage(pods);
-      supply->commitPodList();
-    }
+    loadPods(*supply, usage.get());
     const auto kept = heapInUse() - before;
     // A published snapshot's first stage (a copy of every node) lives beside the ledgers.
     auto stage1 = supply->nodes();
@@ -199,11 +184,7 @@ void BM_SupplyMemory(benchmark::State& state) {
 // event line, decode the node, replace it.
 void BM_SupplyNodeEventParseAndApply(benchmark::State& state) {
   cluster::SupplyLedger supply(shipped());
-  rapidjson::Document nodes;
-  nodes.Parse(nodeList().data(), nodeList().size());
-  supply.beginNodeList();
-  supply.addNodePage(nodes);
-  supply.commitNodeList();
+  loadNodes(supply);
   const auto event = nodeJson(4242, true);
   for (auto _ : state) {
     rapidjson::Document node;
@@ -217,11 +198,7 @@ void BM_SupplyNodeEventParseAndApply(benchmark::State& state) {
 // The same without the JSON parse: the ledger's own share.
 void BM_SupplyNodeEventApplyOnly(benchmark::State& state) {
   cluster::SupplyLedger supply(shipped());
-  rapidjson::Document nodes;
-  nodes.Parse(nodeList().data(), nodeList().size());
-  supply.beginNodeList();
-  supply.addNodePage(nodes);
-  supply.commitNodeList();
+  loadNodes(supply);
   const auto event = nodeJson(4242, true);
   rapidjson::Document node;
   node.Parse(event.data(), event.size());
@@ -231,11 +208,7 @@ void BM_SupplyNodeEventApplyOnly(benchmark::State& state) {
 // One pod watch event (bound pod, MODIFIED) in the supply ledger.
 void BM_SupplyPodEvent(benchmark::State& state) {
   cluster::SupplyLedger supply(shipped());
-  rapidjson::Document pods;
-  pods.Parse(podList().data(), podList().size());
-  supply.beginPodList();
-  supply.addPodPage(pods);
-  supply.commitPodList();
+  loadPods(supply);
   const auto event = boundPod(4242);
   for (auto _ : state) {
     rapidjson::Document pod;
@@ -247,15 +220,8 @@ void BM_SupplyPodEvent(benchmark::State& state) {
 // Stage 1 of a supply snapshot: every node copied with its allocated units.
 void BM_SupplySnapshotStage1(benchmark::State& state) {
   cluster::SupplyLedger supply(shipped());
-  rapidjson::Document nodes, pods;
-  nodes.Parse(nodeList().data(), nodeList().size());
-  pods.Parse(podList().data(), podList().size());
-  supply.beginNodeList();
-  supply.addNodePage(nodes);
-  supply.commitNodeList();
-  supply.beginPodList();
-  supply.addPodPage(pods);
-  supply.commitPodList();
+  loadNodes(supply);
+  loadPods(supply);
   for (auto _ : state) {
     auto stage1 = supply.nodes();
     benchmark::DoNotOptimize(stage1.data());

@@ -1,9 +1,10 @@
 #include "cluster/pod_demand.hpp"
 
-#include <algorithm>
+#include <map>
+#include <string>
 
 #include "cluster/json_util.hpp"
-#include "engine/gpu_request.hpp"
+#include "engine/pod_request_fold.hpp"
 #include "engine/quantity.hpp"
 
 namespace gpua::cluster {
@@ -27,50 +28,33 @@ engine::ResourceUnits containerRequests(const rapidjson::Value& container,
   return out;
 }
 
-void add(engine::ResourceUnits& into, const engine::ResourceUnits& more) {
-  for (const auto& [name, units] : more) {
-    auto& v = into[name];
-    v = engine::addUnits(v, units);
-  }
-}
-
-void raise(engine::ResourceUnits& into, const engine::ResourceUnits& candidate) {
-  for (const auto& [name, units] : candidate) {
-    auto& v = into[name];
-    v = std::max(v, units);
-  }
-}
-
-bool restartsAlways(const rapidjson::Value& container) {
-  return json::string(json::member(container, "restartPolicy")) == "Always";
+engine::ContainerRole roleOf(const rapidjson::Value& container, bool init) {
+  if (!init) return engine::ContainerRole::App;
+  return json::string(json::member(container, "restartPolicy")) == "Always"
+             ? engine::ContainerRole::Sidecar
+             : engine::ContainerRole::Init;
 }
 
 }  // namespace
 
 engine::ResourceUnits podNodeDemand(const rapidjson::Value& pod, const NodeResourceFilter& filter) {
   const auto* spec = json::member(pod, "spec");
-  engine::ResourceUnits total;
-  if (const auto* cs = json::member(spec, "containers"); cs != nullptr && cs->IsArray())
-    for (const auto& c : cs->GetArray()) add(total, containerRequests(c, filter));
-  // Init containers run in order; a sidecar keeps running, so it adds to every later step and
-  // to the app containers.
-  engine::ResourceUnits sidecars, initPeak;
-  if (const auto* ics = json::member(spec, "initContainers"); ics != nullptr && ics->IsArray()) {
-    for (const auto& c : ics->GetArray()) {
-      const auto requests = containerRequests(c, filter);
-      if (restartsAlways(c)) {
-        add(total, requests);
-        add(sidecars, requests);
-        raise(initPeak, sidecars);
-      } else {
-        auto step = sidecars;
-        add(step, requests);
-        raise(initPeak, step);
+  // One fold per resource; a container that does not ask for a resource adds 0, which changes
+  // no fold, so only the resources it names are added. Init containers in spec order.
+  std::map<std::string, engine::PodRequestFold, std::less<>> folds;
+  for (const bool init : {false, true}) {
+    const auto* list = json::member(spec, init ? "initContainers" : "containers");
+    if (list == nullptr || !list->IsArray()) continue;
+    for (const auto& c : list->GetArray())
+      for (const auto& [name, units] : containerRequests(c, filter)) {
+        auto it = folds.find(name);
+        if (it == folds.end()) it = folds.emplace(name, engine::PodRequestFold{}).first;
+        it->second.add(roleOf(c, init), units);
       }
-    }
   }
-  raise(total, initPeak);
-  std::erase_if(total, [](const auto& e) { return e.second <= 0; });
+  engine::ResourceUnits total;
+  for (const auto& [name, fold] : folds)
+    if (fold.total() > 0) total.emplace(name, fold.total());
   return total;
 }
 

@@ -1,7 +1,6 @@
 #include "engine/node_requirements.hpp"
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <limits>
 
@@ -9,13 +8,10 @@ namespace gpua::engine {
 
 namespace {
 
-// strconv.ParseInt(s, 10, 64), which Kubernetes uses for Gt/Lt: optional sign, digits only.
+// strconv.ParseInt(s, 10, 64), which Kubernetes uses for Gt/Lt.
 std::optional<int64_t> parseInt(std::string_view s) {
-  if (!s.empty() && s.front() == '+') s.remove_prefix(1);
-  if (s.empty() || s.front() == '+') return std::nullopt;
   int64_t v = 0;
-  const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || end != s.data() + s.size()) return std::nullopt;
+  if (!policy::parseNodeInteger(s, v)) return std::nullopt;
   return v;
 }
 
@@ -102,24 +98,6 @@ std::optional<NodeOperator> nodeOperatorOf(std::string_view name) {
   return std::nullopt;
 }
 
-std::string_view operatorName(NodeOperator op) {
-  switch (op) {
-    case NodeOperator::In:
-      return "In";
-    case NodeOperator::NotIn:
-      return "NotIn";
-    case NodeOperator::Exists:
-      return "Exists";
-    case NodeOperator::DoesNotExist:
-      return "DoesNotExist";
-    case NodeOperator::Gt:
-      return "Gt";
-    case NodeOperator::Lt:
-      return "Lt";
-  }
-  return "?";
-}
-
 bool wellFormed(const NodeRequirement& r) {
   if (r.key.empty()) return false;
   switch (r.op) {
@@ -138,7 +116,7 @@ bool wellFormed(const NodeRequirement& r) {
 
 std::string describe(const NodeRequirement& r) {
   std::string out(r.key);
-  out.append(" ").append(operatorName(r.op));
+  out.append(" ").append(policy::nodeOperatorName(r.op));
   if (r.op == NodeOperator::Exists || r.op == NodeOperator::DoesNotExist) return out;
   out += " [";
   for (std::size_t i = 0; i < r.values.size(); ++i) out.append(i ? ", " : "").append(r.values[i]);

@@ -12,12 +12,12 @@
 #include <vector>
 
 #include "policy/label_selector.hpp"
+#include "policy/node_requirement.hpp"
 
 namespace gpua::engine {
 
-// Same enumerators, in the same order, as policy::NodeOperator (pool matchExpressions):
-// poolRequirements() converts one to the other by value.
-enum class NodeOperator { In, NotIn, Exists, DoesNotExist, Gt, Lt };
+// One operator vocabulary for pools (policy) and pods (engine).
+using policy::NodeOperator;
 
 // Views into the pod document or the PolicySet: valid while both live (one decide() call).
 struct NodeRequirement {
@@ -29,7 +29,6 @@ struct NodeRequirement {
 
 // "In" -> In ...; nullopt for an operator Kubernetes does not know.
 std::optional<NodeOperator> nodeOperatorOf(std::string_view name);
-std::string_view operatorName(NodeOperator op);
 
 // False when the requirement is malformed the way the apiserver rejects (In/NotIn without
 // values, Exists/DoesNotExist with values, Gt/Lt without exactly one value). Such a pod never

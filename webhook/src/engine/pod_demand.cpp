@@ -1,42 +1,23 @@
 #include "engine/pod_demand.hpp"
 
-#include <algorithm>
 #include <string>
 
 #include "engine/json_util.hpp"
+#include "engine/pod_request_fold.hpp"
 #include "engine/resource_quantity.hpp"
 
 namespace gpua::engine {
 
 namespace {
 
-bool isSidecar(const ContainerGpu& c) {
-  return c.init && json::stringMember(c.container, "restartPolicy") == "Always";
+ContainerRole roleOf(const ContainerGpu& c) {
+  if (!c.init) return ContainerRole::App;
+  return json::stringMember(c.container, "restartPolicy") == "Always" ? ContainerRole::Sidecar
+                                                                      : ContainerRole::Init;
 }
 
-// Folds one amount per container the way the kubelet sizes a pod: `sum` of app containers and
-// sidecars, `initPeak` the most any init container needs beside the sidecars started before it.
-struct Fold {
-  int64_t sum = 0;
-  int64_t sidecars = 0;
-  int64_t initPeak = 0;
-
-  void add(const ContainerGpu& c, int64_t amount) {
-    if (!c.init) {
-      sum = addUnits(sum, amount);
-    } else if (isSidecar(c)) {
-      sum = addUnits(sum, amount);
-      sidecars = addUnits(sidecars, amount);
-      initPeak = std::max(initPeak, sidecars);
-    } else {
-      initPeak = std::max(initPeak, addUnits(amount, sidecars));
-    }
-  }
-  int64_t total() const { return std::max(sum, initPeak); }
-};
-
-// Init containers run in order; PodGpu lists app containers first, then init containers in
-// order, which is all the fold needs.
+// PodGpu lists app containers first, then init containers in order, which is all the fold
+// needs.
 int64_t milliOf(const ContainerGpu& c, std::string_view name) {
   const rapidjson::Value* q = json::member(c.requests, name);
   if (q == nullptr) q = json::member(c.limits, name);
@@ -73,12 +54,12 @@ GpuDemand perNodeGpuDemand(const PodGpu& gpu, std::string_view rewriteTo) {
       bool seen = false;
       for (std::size_t i = 0; i < out.size() && !seen; ++i) seen = out[i].resource == name;
       if (seen) continue;
-      Fold fold;
+      PodRequestFold fold;
       for (const auto& c : gpu.containers) {
         int64_t mine = 0;
         for (const auto& e : c.gpus)
           if (nameOf(e) == name) mine = addUnits(mine, e.units());
-        fold.add(c, mine);
+        fold.add(roleOf(c), mine);
       }
       if (fold.total() > 0) out.add({name, fold.total()});
     }
@@ -86,10 +67,10 @@ GpuDemand perNodeGpuDemand(const PodGpu& gpu, std::string_view rewriteTo) {
 }
 
 CpuMemoryDemand perNodeCpuMemory(const PodView& pod, const PodGpu& gpu) {
-  Fold cpu, memory;
+  PodRequestFold cpu, memory;
   for (const auto& c : gpu.containers) {
-    cpu.add(c, milliOf(c, "cpu"));
-    memory.add(c, milliOf(c, "memory"));
+    cpu.add(roleOf(c), milliOf(c, "cpu"));
+    memory.add(roleOf(c), milliOf(c, "memory"));
   }
   const rapidjson::Value* overhead = json::objectMember(pod.spec, "overhead");
   auto extra = [&](std::string_view name) {

@@ -94,23 +94,12 @@ PodPlacement podPlacementOf(const PodView& pod) {
   return out;
 }
 
-#define GPUA_SAME_OPERATOR(op) \
-  static_assert(static_cast<int>(NodeOperator::op) == static_cast<int>(policy::NodeOperator::op))
-GPUA_SAME_OPERATOR(In);
-GPUA_SAME_OPERATOR(NotIn);
-GPUA_SAME_OPERATOR(Exists);
-GPUA_SAME_OPERATOR(DoesNotExist);
-GPUA_SAME_OPERATOR(Gt);
-GPUA_SAME_OPERATOR(Lt);
-#undef GPUA_SAME_OPERATOR
-
 std::vector<NodeRequirement> poolRequirements(const policy::Pool& pool) {
   std::vector<NodeRequirement> out;
   out.reserve(pool.nodeSelector.size() + pool.matchExpressions.size());
-  // nodeSelector entries (In [value]) and matchExpressions with every operator; the policy's
-  // operators map one to one onto the engine's.
+  // nodeSelector entries (In [value]) and matchExpressions with every operator.
   pool.forEachRequirement([&](const policy::NodeRequirementRef& r) {
-    NodeRequirement req{r.key, static_cast<NodeOperator>(r.op), {}, false};
+    NodeRequirement req{r.key, r.op, {}, false};
     req.values.reserve(r.values.size());
     for (const auto& v : r.values) req.values.emplace_back(v);
     out.push_back(std::move(req));

@@ -35,8 +35,13 @@ inline const char* nodeOperatorName(NodeOperator op) {
   return "?";
 }
 
-// Kubernetes parses Gt/Lt operands and label values as 64-bit integers; anything else fails.
+// Kubernetes parses Gt/Lt operands and label values as 64-bit integers with Go's
+// strconv.ParseInt(s, 10, 64): an optional sign ('+' too), then digits; anything else fails.
 inline bool parseNodeInteger(std::string_view s, int64_t& out) {
+  if (!s.empty() && s.front() == '+') {
+    s.remove_prefix(1);
+    if (!s.empty() && s.front() == '-') return false;  // "+-5": one sign at most
+  }
   if (s.empty()) return false;
   const char* end = s.data() + s.size();
   auto [p, ec] = std::from_chars(s.data(), end, out);

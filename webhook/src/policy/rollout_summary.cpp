@@ -43,7 +43,11 @@ std::string describeSelector(const NamespaceSelector& s) {
   for (const auto& [k, v] : s.labels.matchLabels) labels.push_back(k + "=" + v);
   for (const auto& r : s.labels.matchExpressions) {
     const bool listed = r.op == SelectorOperator::In || r.op == SelectorOperator::NotIn;
-    labels.push_back(r.key + operatorWord(r.op) + (listed ? "(" + joined(r.values) + ")" : ""));
+    // Appended piece by piece: `"(" + std::string&&` trips GCC 12's false -Wrestrict at -O3
+    // (GCC bug 105329), which -Werror turns into a failed Release build.
+    std::string term = r.key + operatorWord(r.op);
+    if (listed) term.append("(").append(joined(r.values)).append(")");
+    labels.push_back(std::move(term));
   }
   if (!labels.empty()) out += " with labels " + joined(labels);
   return out;

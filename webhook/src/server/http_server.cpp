@@ -20,6 +20,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "server/request_body.hpp"
 #include "text/ascii.hpp"
 
 namespace gpua::server {
@@ -420,7 +421,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::shared_ptr<const SessionEnv> env_;
   std::string source_;  // client IP, for the per-source connection count
   beast::flat_buffer buffer_;
-  std::optional<http::request_parser<http::string_body>> parser_;
+  std::optional<http::request_parser<RequestBody>> parser_;
   std::optional<http::response<http::empty_body>> continue_;
   std::optional<http::response<http::string_body>> res_;
   std::chrono::steady_clock::time_point deadline_{};

@@ -30,10 +30,13 @@ std::string slurp(const fs::path& p) {
 }  // namespace
 
 RunResult runCli(const std::vector<std::string>& args, const fs::path& cwd) {
-  std::string cmd = "cd " + shellQuote(cwd.string()) + " && " + shellQuote(GPUA_BINARY);
-  for (const auto& a : args) cmd += " " + shellQuote(a);
+  // Appended piece by piece: `"literal" + std::string&&` trips GCC 12's false -Wrestrict at
+  // -O3 (GCC bug 105329), which fails the Release build under -Werror.
+  std::string cmd = "cd ";
+  cmd.append(shellQuote(cwd.string())).append(" && ").append(shellQuote(GPUA_BINARY));
+  for (const auto& a : args) cmd.append(" ").append(shellQuote(a));
   const fs::path out = cwd / ".stdout", err = cwd / ".stderr";
-  cmd += " >" + shellQuote(out.string()) + " 2>" + shellQuote(err.string());
+  cmd.append(" >").append(shellQuote(out.string())).append(" 2>").append(shellQuote(err.string()));
   const int status = std::system(cmd.c_str());
   RunResult r;
   r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;

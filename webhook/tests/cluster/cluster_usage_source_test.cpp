@@ -19,6 +19,7 @@ namespace {
 using namespace std::chrono_literals;
 using testing::eventually;
 using testing::FakeApiServer;
+using testing::fakeKubeconfigYaml;
 using testing::loadPolicy;
 using testing::parse;
 using testing::podJson;
@@ -54,21 +55,7 @@ class ClusterSourceTest : public ::testing::Test {
   std::string kubeconfig(const std::string& ca, const std::string& token) {
     dir.write("ca.crt", ca);
     dir.write("token", token);
-    return dir.write("config", R"(apiVersion: v1
-kind: Config
-current-context: test
-contexts:
-- name: test
-  context: {cluster: fake, user: webhook}
-clusters:
-- name: fake
-  cluster: {server: "https://127.0.0.1:)" +
-                                   std::to_string(server.port()) +
-                                   R"(", certificate-authority: ca.crt}
-users:
-- name: webhook
-  user: {tokenFile: token}
-)");
+    return dir.write("config", fakeKubeconfigYaml(server.port(), "{tokenFile: token}"));
   }
 
   ClusterOptions options(const std::string& ca, const std::string& token = "") {

@@ -13,6 +13,16 @@
 
 namespace gpua::cluster::testing {
 
+// A kubeconfig for a client of the fake server on `port`: CA file `ca.crt` beside it, one
+// context, and `user` as the user's fields (e.g. "{token: t}" or "{tokenFile: token}").
+inline std::string fakeKubeconfigYaml(uint16_t port, const std::string& user) {
+  return "apiVersion: v1\nkind: Config\ncurrent-context: fake\ncontexts:\n- name: fake\n"
+         "  context: {cluster: fake, user: webhook}\nclusters:\n- name: fake\n"
+         "  cluster: {server: \"https://127.0.0.1:" +
+         std::to_string(port) +
+         "\", certificate-authority: ca.crt}\nusers:\n- name: webhook\n  user: " + user + "\n";
+}
+
 class FakeApiServer {
  public:
   FakeApiServer();

@@ -119,6 +119,18 @@ inline engine::Patch toPatch(const rapidjson::Value& ops) {
   return patch;
 }
 
+// Polls `pred` until it holds or `timeout` passes (reloads, watches and metrics settle on the
+// server's own schedule), then gives it one last try.
+template <class Pred>
+bool eventually(Pred pred, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  while (std::chrono::steady_clock::now() < deadline) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(25));
+  }
+  return pred();
+}
+
 class E2eTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {

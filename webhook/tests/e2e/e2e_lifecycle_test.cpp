@@ -20,17 +20,6 @@ bool allowed(const ClientResponse& res) {
   return d.IsObject() && d.HasMember("response") && d["response"]["allowed"].GetBool();
 }
 
-// Polls until `pred` holds (reload happens on the server's next poll).
-template <class Pred>
-bool eventually(Pred pred, std::chrono::milliseconds timeout = 5s) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return pred();
-}
-
 std::string serialOf(const std::string& certFile) {
   FILE* f = std::fopen(certFile.c_str(), "r");
   if (!f) return {};

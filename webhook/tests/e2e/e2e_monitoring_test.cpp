@@ -6,15 +6,13 @@
 // proves the check fails on a deliberately wrong name.
 #include <thread>
 
-#include "e2e_fixture.hpp"
-#include "fake_api_server.hpp"
+#include "e2e_fake_cluster.hpp"
 #include "monitoring_names.hpp"
 
 namespace gpua::testing {
 namespace {
 
 using namespace std::chrono_literals;
-using cluster::testing::FakeApiServer;
 
 const std::string kRepo = GPUA_REPO_ROOT;
 const std::string kRules = kRepo + "/deploy/components/monitoring/prometheusrule.yaml";
@@ -38,39 +36,8 @@ std::string review(const std::string& uid, const std::string& ns, const std::str
          ns + R"(","operation":"CREATE","userInfo":{"username":"alice"},"object":)" + pod + "}}";
 }
 
-template <class Pred>
-bool eventually(Pred pred, std::chrono::milliseconds timeout = 10s) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(25ms);
-  }
-  return pred();
-}
-
-class E2eMonitoringTest : public E2eTest {
+class E2eMonitoringTest : public FakeClusterE2eTest {
  protected:
-  std::string kubeconfig() {
-    writeFile(work_.path() / "kube" / "ca.crt", api_.caPem());
-    const auto path = work_.path() / "kube" / "config";
-    writeFile(path, R"(apiVersion: v1
-kind: Config
-current-context: e2e
-contexts:
-- name: e2e
-  context: {cluster: fake, user: webhook}
-clusters:
-- name: fake
-  cluster: {server: "https://127.0.0.1:)" +
-                        std::to_string(api_.port()) +
-                        R"(", certificate-authority: ca.crt}
-users:
-- name: webhook
-  user: {token: e2e-token}
-)");
-    return path.string();
-  }
-
   // The scripted workload: what a cluster sends in a few seconds of ordinary life.
   void driveWorkload() {
     const std::string training = R"({"gpu-admission.io/class":"training"})";
@@ -92,8 +59,6 @@ users:
     EXPECT_EQ(post("/validate", "{not json").status, 400);
     EXPECT_EQ(client().request("GET", "/nope").status, 404);
   }
-
-  FakeApiServer api_;
 };
 
 TEST_F(E2eMonitoringTest, EveryMetricOfTheAlertsAndTheDashboardIsExportedByTheServer) {

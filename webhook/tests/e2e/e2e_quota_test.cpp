@@ -6,14 +6,12 @@
 #include <regex>
 #include <thread>
 
-#include "e2e_fixture.hpp"
-#include "fake_api_server.hpp"
+#include "e2e_fake_cluster.hpp"
 
 namespace gpua::testing {
 namespace {
 
 using namespace std::chrono_literals;
-using cluster::testing::FakeApiServer;
 
 // Training uses whole H100s, inference MIG 1g.10gb slices of A100-80GB (1/7 GPU-equivalent);
 // team vision shares 16 GPU-equivalents. Fail closed: no quota decision without live usage.
@@ -116,20 +114,10 @@ bool hasNumber(const std::string& text, const std::string& number) {
   return std::regex_search(text, std::regex("(^|[^0-9.])" + number + "([^0-9.]|$)"));
 }
 
-template <class Pred>
-bool eventually(Pred pred, std::chrono::milliseconds timeout = 5s) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(25ms);
-  }
-  return pred();
-}
-
 const Pod kFourH100{"big-trainer", "training", "nvidia.com/gpu", 4, ""};
 const Pod kOneMigSlice{"small-server", "inference", "nvidia.com/mig-1g.10gb", 1, ""};
 
-class E2eQuotaTest : public E2eTest {
+class E2eQuotaTest : public FakeClusterE2eTest {
  protected:
   void SetUp() override {
     api_.setToken("e2e-token");
@@ -143,33 +131,9 @@ class E2eQuotaTest : public E2eTest {
           {"infer-" + std::to_string(i), "inference", "nvidia.com/mig-1g.10gb", 1, ""}, true));
   }
 
-  // A kubeconfig in the test's directory: the fake server's CA and a bearer token.
-  std::string kubeconfig() {
-    writeFile(work_.path() / "kube" / "ca.crt", api_.caPem());
-    const auto path = work_.path() / "kube" / "config";
-    writeFile(path, R"(apiVersion: v1
-kind: Config
-current-context: e2e
-contexts:
-- name: e2e
-  context: {cluster: fake, user: webhook}
-clusters:
-- name: fake
-  cluster: {server: "https://127.0.0.1:)" +
-                        std::to_string(api_.port()) +
-                        R"(", certificate-authority: ca.crt}
-users:
-- name: webhook
-  user: {token: e2e-token}
-)");
-    return path.string();
-  }
-
   Answer admit(const Pod& p) { return answerOf(post("/mutate", reviewOf(p))); }
 
   ClientResponse readyz() { return client().request("GET", "/readyz"); }
-
-  FakeApiServer api_;
 };
 
 TEST_F(E2eQuotaTest, LiveUsageDecidesQuotasAndAFailClosedPolicyDeniesWhenTheApiIsGone) {

@@ -30,16 +30,6 @@ bool allowed(const ClientResponse& res) {
   return d.IsObject() && d.HasMember("response") && d["response"]["allowed"].GetBool();
 }
 
-template <class Pred>
-bool eventually(Pred pred, std::chrono::milliseconds timeout = 5s) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(50ms);
-  }
-  return pred();
-}
-
 // Log lines are written asynchronously: wait for one to appear.
 bool logged(ServerProcess& server, const std::string& text) {
   return eventually([&] { return server.out().find(text) != std::string::npos; });

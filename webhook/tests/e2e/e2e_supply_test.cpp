@@ -7,14 +7,12 @@
 #include <regex>
 #include <thread>
 
-#include "e2e_fixture.hpp"
-#include "fake_api_server.hpp"
+#include "e2e_fake_cluster.hpp"
 
 namespace gpua::testing {
 namespace {
 
 using namespace std::chrono_literals;
-using cluster::testing::FakeApiServer;
 
 // An A100 node of the shipped infer-a100 pool with the MIG layout `allocatable`.
 std::string a100Node(const std::string& name, const std::string& allocatable, bool ready = true,
@@ -82,16 +80,6 @@ Answer answerOf(const ClientResponse& res) {
   return a;
 }
 
-template <class Pred>
-bool eventually(Pred pred, std::chrono::milliseconds timeout = 10s) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(25ms);
-  }
-  return pred();
-}
-
 // Output and exit status of a shell command.
 std::pair<int, std::string> run(const std::string& command) {
   std::string out;
@@ -103,7 +91,7 @@ std::pair<int, std::string> run(const std::string& command) {
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
-class E2eSupplyTest : public E2eTest {
+class E2eSupplyTest : public FakeClusterE2eTest {
  protected:
   void SetUp() override {
     // env=dev: the shipped rollout enforces there; the shipped capacityCheck (warn) still only
@@ -112,27 +100,6 @@ class E2eSupplyTest : public E2eTest {
                          {{"gpu-admission.io/serving", "true"}, {"team", "nlp"}, {"env", "dev"}});
     api_.upsertNode(a100Node("a100-1", kNo2g));
     api_.upsertNode(a100Node("a100-2", kNo2g));
-  }
-
-  std::string kubeconfig() {
-    writeFile(work_.path() / "kube" / "ca.crt", api_.caPem());
-    const auto path = work_.path() / "kube" / "config";
-    writeFile(path, R"(apiVersion: v1
-kind: Config
-current-context: e2e
-contexts:
-- name: e2e
-  context: {cluster: fake, user: webhook}
-clusters:
-- name: fake
-  cluster: {server: "https://127.0.0.1:)" +
-                        std::to_string(api_.port()) +
-                        R"(", certificate-authority: ca.crt}
-users:
-- name: webhook
-  user: {token: e2e-token}
-)");
-    return path.string();
   }
 
   void startWatching(int readyA100Nodes) {
@@ -154,8 +121,6 @@ users:
     const auto a = admit(pod);
     return a.allowed && a.rules.find("no-capacity") == std::string::npos;
   }
-
-  FakeApiServer api_;
 };
 
 TEST_F(E2eSupplyTest, NoCapacityNamesTheProfilesUntilANodeAdvertisesTheRewrittenOne) {

@@ -92,5 +92,19 @@ TEST(NodeRequirements, Describe) {
   EXPECT_EQ(describe(req("n", Op::Gt, {"3"})), "n Gt [3]");
 }
 
+// Pools (policy::NodeRequirement) and pods (engine) read Gt/Lt operands with the same rule,
+// Go's strconv.ParseInt: a leading '+' is a sign, a second sign or a blank is not a number.
+TEST(NodeRequirements, PoolAndPodReadGtOperandsAlike) {
+  const policy::Labels labels{{"nvidia.com/gpu.count", "+8"}};
+  const policy::NodeRequirement pool{"nvidia.com/gpu.count", Op::Gt, {"+4"}};
+  EXPECT_TRUE(pool.matches(labels));
+  EXPECT_TRUE(satisfiedBy(req("nvidia.com/gpu.count", Op::Gt, {"+4"}), labels, "n1"));
+  for (const std::string bad : {"+-4", "++4", "+", " 4"}) {
+    const policy::NodeRequirement p{"nvidia.com/gpu.count", Op::Gt, {bad}};
+    EXPECT_FALSE(p.matches(labels)) << bad;
+    EXPECT_FALSE(satisfiedBy(req("nvidia.com/gpu.count", Op::Gt, {bad}), labels, "n1")) << bad;
+  }
+}
+
 }  // namespace
 }  // namespace gpua::engine

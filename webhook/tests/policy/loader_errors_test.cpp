@@ -8,15 +8,8 @@ namespace {
 
 using testing::doc;
 using testing::errorAt;
+using testing::expectError;
 using testing::load;
-
-// Asserts the policy was refused and the diagnostic at `keyPath` formats exactly as `expected`.
-void expectError(const LoadResult& r, const std::string& keyPath, const std::string& expected) {
-  EXPECT_EQ(r.policy, nullptr);
-  const Diagnostic* d = errorAt(r, keyPath);
-  ASSERT_NE(d, nullptr) << "no error at " << keyPath << "; got:\n" << testing::allErrors(r);
-  EXPECT_EQ(d->format(), expected);
-}
 
 const std::string kPoolAndClass =  // lines 5-10
     "  pools:\n"

@@ -9,15 +9,8 @@ namespace gpua::policy {
 namespace {
 
 using testing::doc;
-using testing::errorAt;
+using testing::expectError;
 using testing::load;
-
-void expectError(const LoadResult& r, const std::string& keyPath, const std::string& expected) {
-  EXPECT_EQ(r.policy, nullptr);
-  const Diagnostic* d = errorAt(r, keyPath);
-  ASSERT_NE(d, nullptr) << "no error at " << keyPath << "; got:\n" << testing::allErrors(r);
-  EXPECT_EQ(d->format(), expected);
-}
 
 const std::string kPools =  // lines 5-12
     "  pools:\n"

@@ -27,6 +27,15 @@ inline std::string allErrors(const LoadResult& r) {
   return out;
 }
 
+// Asserts the policy was refused and the diagnostic at `keyPath` formats exactly as `expected`.
+inline void expectError(const LoadResult& r, const std::string& keyPath,
+                        const std::string& expected) {
+  EXPECT_EQ(r.policy, nullptr);
+  const Diagnostic* d = errorAt(r, keyPath);
+  ASSERT_NE(d, nullptr) << "no error at " << keyPath << "; got:\n" << allErrors(r);
+  EXPECT_EQ(d->format(), expected);
+}
+
 // A valid document header; `spec` is appended verbatim (indented by the caller).
 inline std::string doc(const std::string& spec, const std::string& name = "test") {
   return "apiVersion: gpu-admission.io/v1\nkind: GpuPolicy\nmetadata: {name: " + name +
