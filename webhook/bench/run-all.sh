@@ -16,6 +16,7 @@
 #
 # Environment: BUILD_DIR (default build/perf), SECONDS_PER_RUN (default 5), SERVER_CPU (1),
 # CLIENT_CPU (0), CONNS (16), SKIP_BUILD=1, SKIP_MICRO=1 (load only), SKIP_LOAD=1,
+# SKIP_FLOOD=1 (no p99-under-a-connection-flood run, webhook/bench/flood.sh),
 # LOG_LEVEL (gpu-admission's --log-level; default: its default, info).
 set -euo pipefail
 
@@ -211,6 +212,10 @@ PY
   echo "RESULT label=reloads count=$(python3 -c "print(int(float('${reloads_after:-0}')-float('${reloads_before:-0}')))")" >>"$results"
   stop "$hook_pid"; stop "$null_pid"
   echo "RESULT label=loadavg before=$loadavg_before after=$(cut -d' ' -f1 /proc/loadavg)" >>"$results"
+fi
+
+if [ "${SKIP_FLOOD:-0}" != 1 ]; then
+  BUILD_DIR="$build" SKIP_BUILD=1 bash webhook/bench/flood.sh
 fi
 
 echo

@@ -4,7 +4,8 @@
 //   - the patched pod, sent again (reinvocation), needs no further operations;
 //   - a pod that kept Kubernetes' extended-resource rules (whole quantities, requests equal to
 //     limits) still keeps them after the patch.
-// Any bytes must give an answer (200, or 4xx for bad input), never a crash.
+// Any bytes must give an answer (200, or 4xx for bad input), never a crash; a raw control byte
+// is refused as invalid-json (RFC 8259); every warning line keeps the apiserver's limits.
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -152,17 +153,53 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 }
 
 // The apiserver's JSON encoder only writes valid UTF-8 and escapes every control character. A
-// body that breaks either is still answered (never a 500, checked below), but the patch oracle
-// re-serializes the object, which is only meaningful for the bodies an apiserver can send.
-bool apiserverCouldSend(std::string_view s) {
+// body with invalid UTF-8 is still answered (never a 500, checked below), but the patch oracle
+// re-serializes the object, which is only meaningful for the bodies an apiserver can send. A
+// body with a raw control byte (other than whitespace between tokens) is refused (below).
+bool validUtf8(std::string_view s) {
   uint32_t cp = 0;
   for (std::size_t i = 0; i < s.size();) {
     const std::size_t n = text::utf8Sequence(s, i, cp);
     if (n == 0) return false;
-    if (cp < 0x20 && cp != '\t' && cp != '\n' && cp != '\r') return false;
     i += n;
   }
   return true;
+}
+
+bool hasRawControlByte(std::string_view s) {
+  for (const char c : s)
+    if (static_cast<unsigned char>(c) < 0x20 && c != '\t' && c != '\n' && c != '\r') return true;
+  return false;
+}
+
+// DESIGN.md's limits on AdmissionResponse.warnings: lines of at most 120 characters, valid
+// UTF-8 without control characters (the apiserver drops those), 4 KiB in all.
+// Valid UTF-8 without C0 or C1 control characters (DEL included).
+bool printableLine(std::string_view s) {
+  uint32_t cp = 0;
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t n = text::utf8Sequence(s, i, cp);
+    if (n == 0 || cp < 0x20 || (cp >= 0x7F && cp <= 0x9F)) return false;
+    i += n;
+  }
+  return true;
+}
+
+void checkWarnings(const std::string& responseBody) {
+  rapidjson::Document d;
+  d.Parse(responseBody.data(), responseBody.size());
+  const auto* response = d.IsObject() ? member(d, "response") : nullptr;
+  const auto* warnings = response ? member(*response, "warnings") : nullptr;
+  if (warnings == nullptr) return;
+  if (!warnings->IsArray()) fail("warnings is not an array");
+  std::size_t total = 0;
+  for (const auto& w : warnings->GetArray()) {
+    const std::string_view line(w.GetString(), w.GetStringLength());
+    if (line.empty() || line.size() > 120 || !printableLine(line))
+      fail("a warning line breaks the apiserver's rules: " + std::string(line));
+    total += line.size();
+  }
+  if (total > 4096) fail("warnings exceed 4 KiB: " + std::to_string(total));
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
@@ -171,13 +208,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const auto mutated =
       admission::review(body, admission::Endpoint::Mutate, shippedPolicy(), usage(live));
   if (mutated.body.empty()) fail("an empty answer");
+  // RFC 8259: every such body is invalid JSON, wherever the byte falls (RapidJSON alone let
+  // 0x1A..0x1F through in aligned blocks of a string).
+  if (hasRawControlByte(body) && (mutated.httpStatus != 400 || mutated.errorKind != "invalid-json"))
+    fail("a raw control byte was not refused as invalid-json: " + mutated.body.substr(0, 200));
   if (mutated.httpStatus != 200) {
     if (mutated.httpStatus < 400 || mutated.httpStatus > 499) fail("status outside 4xx for input");
     return 0;
   }
-  admission::review(body, admission::Endpoint::Validate, shippedPolicy(), usage(live));
+  checkWarnings(mutated.body);
+  const auto validated =
+      admission::review(body, admission::Endpoint::Validate, shippedPolicy(), usage(live));
+  checkWarnings(validated.body);
   if (mutated.decision && mutated.decision->allowed() && !mutated.decision->patch.empty() &&
-      apiserverCouldSend(body))
+      validUtf8(body))
     checkPatch(body, mutated, live);
   return 0;
 }

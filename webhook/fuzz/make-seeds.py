@@ -7,7 +7,9 @@ review/   AdmissionReview v1 requests around the example pods of policy-tests/po
 policy/   the shipped policies/*.yaml and policy-tests fixtures.
 quantity/ every row of the quantity reference table (webhook/tests/engine/quantity_reference.hpp).
 watch/    watch streams and list pages in the API server's wire format (one JSON object per
-          line, as the client reads them), built from the example pods and namespaces.
+          line, as the client reads them), built from the example pods and namespaces, and the
+          node lists of policy-tests/nodes (GPU Operator / GPU Feature Discovery labels, MIG
+          layouts, taints, cordons) with node watch events and pods bound to those nodes.
 """
 import json
 import pathlib
@@ -112,6 +114,67 @@ def main():
                                             "status": "Failure", "reason": "Expired",
                                             "message": "too old resource version: 1 (50)",
                                             "code": 410}}) + "\n")
+    node_seeds(items, line)
+
+
+def node_seeds(items, line):
+    """Node lists and node watch events, and a stream where pods land on the listed nodes."""
+    lists = {}
+    for p in sorted((repo / "policy-tests" / "nodes").glob("*.json")):
+        nodes = json.loads(p.read_text())["items"]
+        for i, n in enumerate(nodes):
+            n["metadata"]["resourceVersion"] = str(1000 + i)
+        lists[p.stem] = nodes
+        write("watch", "node-list-" + p.stem + ".jsonl",
+              line({"apiVersion": "v1", "kind": "NodeList",
+                    "metadata": {"resourceVersion": "2000"}, "items": nodes}) + "\n")
+    nodes = lists["cluster-with-2g"]
+    mig = next(n for n in nodes if "nvidia.com/mig-2g.20gb" in n["status"]["allocatable"])
+    cordoned = json.loads(json.dumps(mig))
+    cordoned["spec"]["unschedulable"] = True
+    cordoned["spec"]["taints"].append({"key": "node.kubernetes.io/unschedulable",
+                                       "effect": "NoSchedule"})
+    not_ready = json.loads(json.dumps(mig))
+    not_ready["status"]["conditions"] = [{"type": "Ready", "status": "Unknown",
+                                          "reason": "NodeStatusUnknown"}]
+    relayout = json.loads(json.dumps(mig))  # MIG re-partitioned: the old profiles go to "0"
+    relayout["metadata"]["labels"]["nvidia.com/mig.config"] = "all-1g.10gb"
+    relayout["status"]["allocatable"].update({"nvidia.com/mig-1g.10gb": "56",
+                                              "nvidia.com/mig-2g.20gb": "0",
+                                              "nvidia.com/mig-3g.40gb": "0"})
+    write("watch", "node-events.jsonl",
+          "\n".join(line({"type": t, "object": n})
+                    for t, n in [("ADDED", mig), ("MODIFIED", cordoned), ("MODIFIED", not_ready),
+                                 ("MODIFIED", relayout), ("DELETED", mig)]) + "\n")
+    names = [n["metadata"]["name"] for n in nodes if n["metadata"]["name"] != "cpu-0"]
+    bound = []
+    for i, pod in enumerate(items[:6]):
+        pod = json.loads(json.dumps(pod))
+        pod["spec"]["nodeName"] = names[i % len(names)]
+        pod["status"] = {"phase": "Running", "conditions": [
+            {"type": "PodScheduled", "status": "True",
+             "lastTransitionTime": "2026-03-01T10:00:%02dZ" % (10 + i)}]}
+        pod["metadata"]["creationTimestamp"] = "2026-03-01T10:00:00Z"
+        bound.append(pod)
+    pending = json.loads(json.dumps(items[6]))
+    pending["spec"].pop("nodeName", None)
+    pending["metadata"]["creationTimestamp"] = "2026-03-01T09:59:00Z"
+    pending["status"] = {"phase": "Pending", "conditions": [
+        {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+         "message": "0/8 nodes are available: 8 Insufficient nvidia.com/gpu."}]}
+    failed = json.loads(json.dumps(bound[0]))
+    failed["status"] = {"phase": "Failed", "reason": "UnexpectedAdmissionError"}
+    stream = [line({"apiVersion": "v1", "kind": "NodeList",
+                    "metadata": {"resourceVersion": "2000"}, "items": nodes}),
+              line({"apiVersion": "v1", "kind": "PodList",
+                    "metadata": {"resourceVersion": "2001"}, "items": bound[:3]})]
+    stream += [line({"type": "ADDED", "object": p}) for p in bound[3:] + [pending]]
+    stream += [line({"type": "MODIFIED", "object": cordoned}),
+               line({"type": "MODIFIED", "object": failed}),
+               line({"type": "DELETED", "object": bound[1]}),
+               line({"type": "BOOKMARK",
+                     "object": {"kind": "Node", "metadata": {"resourceVersion": "2100"}}})]
+    write("watch", "nodes-and-bound-pods.jsonl", "\n".join(stream) + "\n")
 
 
 if __name__ == "__main__":

@@ -2,8 +2,7 @@
 
 #include <rapidjson/error/en.h>
 
-#include <cstring>
-
+#include "admission/control_bytes.hpp"
 #include "admission/depth_limited_parse.hpp"
 
 namespace gpua::admission {
@@ -105,6 +104,14 @@ void fillContext(AdmissionRequest& r, const Value& request, const engine::UsageS
   c.dryRun = dryRun != nullptr && dryRun->IsBool() && dryRun->GetBool();
 }
 
+std::string controlByteProblem(unsigned char c) {
+  if (c == 0) return "NUL byte in body";
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  const std::string code = {'U', '+', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
+  return "unescaped control character " + code + " (RFC 8259: escape it as \\u00" + code.substr(4) +
+         " inside a string)";
+}
+
 bool isBuiltinWorkload(std::string_view group, std::string_view kind) {
   if (group == "apps")
     return kind == "Deployment" || kind == "StatefulSet" || kind == "DaemonSet" ||
@@ -118,11 +125,11 @@ bool isBuiltinWorkload(std::string_view group, std::string_view kind) {
 std::optional<RequestError> parseJsonInSitu(std::string& buffer, rapidjson::Document& doc) {
   if (buffer.find_first_not_of(" \t\r\n") == std::string::npos)
     return error("invalid-json", "empty request body");
-  // In-situ parsing stops at a NUL; one in the body would hide trailing garbage.
-  if (const void* nul = std::memchr(buffer.data(), '\0', buffer.size()))
-    return error("invalid-json", "invalid JSON at byte offset " +
-                                     std::to_string(static_cast<const char*>(nul) - buffer.data()) +
-                                     ": NUL byte in body");
+  // In-situ parsing stops at a NUL (one would hide trailing garbage), and the reader lets some
+  // raw control bytes through inside strings: refuse every one, wherever it is.
+  if (const std::size_t at = findForbiddenControlByte(buffer); at != std::string::npos)
+    return error("invalid-json", "invalid JSON at byte offset " + std::to_string(at) + ": " +
+                                     controlByteProblem(static_cast<unsigned char>(buffer[at])));
   const DepthLimitedParse parsed = parseInSituWithDepthLimit(buffer, doc);
   if (parsed.tooDeep)
     return error("too-deep", "JSON nesting deeper than " + std::to_string(kMaxJsonDepth) +

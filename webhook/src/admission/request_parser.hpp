@@ -28,8 +28,8 @@ struct AdmissionRequest {
 };
 
 // Parses `buffer` in situ into `doc` (both must outlive any use of the document). Refuses
-// empty input, NUL bytes, nesting deeper than kMaxJsonDepth (before the recursive parser goes
-// deeper), invalid JSON and trailing data.
+// empty input, control bytes other than TAB, LF and CR (NUL included), nesting deeper than
+// kMaxJsonDepth (before the recursive parser goes deeper), invalid JSON and trailing data.
 std::optional<RequestError> parseJsonInSitu(std::string& buffer, rapidjson::Document& doc);
 
 // Checks the AdmissionReview envelope and extracts the request. Namespace labels come from

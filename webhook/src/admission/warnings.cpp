@@ -3,43 +3,62 @@
 #include <algorithm>
 
 #include "admission/text_sanitizer.hpp"
+#include "admission/warning_split.hpp"
 
 namespace gpua::admission {
 
 namespace {
 
-std::size_t totalBytes(const std::vector<std::string>& v) {
+using Lines = std::vector<std::string>;
+
+std::size_t totalBytes(const std::vector<Lines>& kept) {
   std::size_t n = 0;
-  for (const auto& s : v) n += s.size();
+  for (const auto& lines : kept)
+    for (const auto& s : lines) n += s.size();
   return n;
+}
+
+// Every warning (as its lines) that fits the total budget, and how many did not.
+std::vector<Lines> withinBudget(const std::vector<std::string>& warnings, std::size_t& omitted) {
+  std::vector<std::string> seen;
+  std::vector<Lines> kept;
+  std::size_t total = 0;
+  for (const auto& raw : warnings) {
+    std::string w = sanitizeLine(raw, kMaxWarningTextBytes);
+    if (w.empty() || std::find(seen.begin(), seen.end(), w) != seen.end()) continue;
+    Lines lines = splitWarning(w, kMaxWarningBytes);
+    seen.push_back(std::move(w));
+    std::size_t size = 0;
+    for (const auto& l : lines) size += l.size();
+    if (omitted > 0 || total + size > kMaxWarningTotalBytes) {
+      ++omitted;
+      continue;
+    }
+    total += size;
+    kept.push_back(std::move(lines));
+  }
+  return kept;
 }
 
 }  // namespace
 
 std::vector<std::string> sanitizeWarnings(const std::vector<std::string>& warnings) {
-  std::vector<std::string> out;
-  std::size_t total = 0;
   std::size_t omitted = 0;
-  for (const auto& raw : warnings) {
-    std::string w = sanitizeLine(raw, kMaxWarningBytes);
-    if (w.empty() || std::find(out.begin(), out.end(), w) != out.end()) continue;
-    if (omitted > 0 || total + w.size() > kMaxWarningTotalBytes) {
+  std::vector<Lines> kept = withinBudget(warnings, omitted);
+  if (omitted > 0) {
+    // Make room for the note by dropping from the end: the first warnings matter most.
+    std::string note;
+    while (true) {
+      note = std::to_string(omitted) + " more warning(s) omitted";
+      if (totalBytes(kept) + note.size() <= kMaxWarningTotalBytes || kept.empty()) break;
+      kept.pop_back();
       ++omitted;
-      continue;
     }
-    total += w.size();
-    out.push_back(std::move(w));
+    kept.push_back({std::move(note)});
   }
-  if (omitted == 0) return out;
-  // Make room for the note by dropping from the end: the first warnings matter most.
-  std::string note;
-  while (true) {
-    note = std::to_string(omitted) + " more warning(s) omitted";
-    if (totalBytes(out) + note.size() <= kMaxWarningTotalBytes || out.empty()) break;
-    out.pop_back();
-    ++omitted;
-  }
-  out.push_back(std::move(note));
+  std::vector<std::string> out;
+  for (auto& lines : kept)
+    for (auto& l : lines) out.push_back(std::move(l));
   return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include "admission/base64.hpp"
 #include "admission/review.hpp"
+#include "admission/warning_split.hpp"
 #include "cli/support_document.hpp"
 #include "engine/json_patch_apply.hpp"
 
@@ -163,9 +164,12 @@ void decodeResponse(const std::string& body, ReviewReport& r) {
     r.statusReason = stringAt(*st, "reason");
     r.statusMessage = stringAt(*st, "message");
   }
-  if (const Value* w = memberAt(*resp, "warnings"); w && w->IsArray())
+  if (const Value* w = memberAt(*resp, "warnings"); w && w->IsArray()) {
+    std::vector<std::string> lines;
     for (const auto& s : w->GetArray())
-      if (s.IsString()) r.warnings.emplace_back(s.GetString(), s.GetStringLength());
+      if (s.IsString()) lines.emplace_back(s.GetString(), s.GetStringLength());
+    r.warnings = admission::joinWarningLines(lines);  // the apiserver gets them in short lines
+  }
   if (const Value* aa = memberAt(*resp, "auditAnnotations"); aa && aa->IsObject())
     for (const auto& m : aa->GetObject())
       if (m.value.IsString()) r.auditAnnotations[m.name.GetString()] = m.value.GetString();

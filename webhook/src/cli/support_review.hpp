@@ -45,6 +45,8 @@ struct ReviewReport {
   bool allowed = true;
   int statusCode = 0;  // response.status.code when denied
   std::string statusReason, statusMessage;
+  // Whole warnings: the response's lines of at most 120 characters joined back (`response`
+  // holds them as the apiserver gets them).
   std::vector<std::string> warnings;
   std::map<std::string, std::string> auditAnnotations;
   engine::Patch patch;                       // decoded from response.patch; empty = none

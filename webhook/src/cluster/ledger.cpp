@@ -41,6 +41,11 @@ std::string podKeyOf(const rapidjson::Value& pod) {
   return std::string(ns.empty() ? "default" : ns) + "/" + std::string(name);
 }
 
+bool isPodObject(const rapidjson::Value& object) {
+  const auto kind = json::string(json::member(object, "kind"));
+  return object.IsObject() && (kind.empty() || kind == "Pod");
+}
+
 bool podHoldsResources(const rapidjson::Value& pod) {
   const auto* deletion = json::member(json::member(pod, "metadata"), "deletionTimestamp");
   if (deletion != nullptr && !deletion->IsNull()) return false;
@@ -135,8 +140,15 @@ void Ledger::beginPodList() {
 
 void Ledger::addPodPage(const rapidjson::Value& items) {
   if (!items.IsArray()) return;
-  for (const auto& pod : items.GetArray())
-    if (auto r = recordOf(pod)) stagedPods_.insert_or_assign(podKeyOf(pod), std::move(*r));
+  for (const auto& pod : items.GetArray()) {
+    if (!isPodObject(pod)) continue;
+    // A key listed twice: the last item wins, as a later event would.
+    auto key = podKeyOf(pod);
+    if (auto r = recordOf(pod))
+      stagedPods_.insert_or_assign(std::move(key), std::move(*r));
+    else
+      stagedPods_.erase(key);
+  }
 }
 
 void Ledger::commitPodList() {
@@ -155,6 +167,7 @@ void Ledger::commitPodList() {
 }
 
 void Ledger::applyPodEvent(EventType type, const rapidjson::Value& pod) {
+  if (!isPodObject(pod)) return;
   if (type == EventType::Deleted)
     removePod(podKeyOf(pod));
   else

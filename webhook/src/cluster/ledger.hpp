@@ -44,7 +44,8 @@ class Ledger {
   const std::shared_ptr<const policy::PolicySet>& policy() const { return policy_; }
 
   // A full list replaces everything known of that kind. Paginated lists stage pages and swap
-  // on commit, so a half-read list never shows.
+  // on commit, so a half-read list never shows. Only pods count (isPodObject), in lists and
+  // events; a key listed twice counts once, as its last item says.
   void applyPodList(const rapidjson::Value& items);
   void beginPodList();
   void addPodPage(const rapidjson::Value& items);
@@ -111,6 +112,10 @@ class Ledger {
 
 // The key the ledgers file a pod under: metadata.uid, or namespace/name for files without uids.
 std::string podKeyOf(const rapidjson::Value& pod);
+
+// What both ledgers take for a pod: an object whose kind is Pod or unset (items of a PodList
+// carry none). Anything else (a Namespace in a mixed List) is not counted.
+bool isPodObject(const rapidjson::Value& object);
 
 // A pod holds or waits for its GPUs: not Succeeded/Failed and not being deleted.
 bool podHoldsResources(const rapidjson::Value& pod);

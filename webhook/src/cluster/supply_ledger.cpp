@@ -93,11 +93,6 @@ std::string startFailureReason(const rapidjson::Value& pod, const NodeResourceFi
   return known ? std::string(reason) : "OutOfOther";
 }
 
-bool isPodItem(const rapidjson::Value& item) {
-  const auto kind = json::string(json::member(item, "kind"));
-  return item.IsObject() && (kind.empty() || kind == "Pod");
-}
-
 }  // namespace
 
 SupplyLedger::SupplyLedger(std::shared_ptr<const policy::PolicySet> policy)
@@ -244,11 +239,14 @@ void SupplyLedger::beginPodList() {
 void SupplyLedger::addPodPage(const rapidjson::Value& items) {
   if (!items.IsArray()) return;
   for (const auto& pod : items.GetArray()) {
-    if (!isPodItem(pod)) continue;
+    if (!isPodObject(pod)) continue;
     auto s = stateOf(pod);
     listedKeys_.insert(s.key);
-    if (s.bound) stagedBound_.insert_or_assign(s.key, std::move(*s.bound));
-    if (s.pending) stagedPending_.insert_or_assign(s.key, *s.pending);
+    // A key listed twice: the last item wins, as a later event would.
+    stagedBound_.erase(s.key);
+    stagedPending_.erase(s.key);
+    if (s.bound) stagedBound_.emplace(s.key, std::move(*s.bound));
+    if (s.pending) stagedPending_.emplace(s.key, *s.pending);
   }
 }
 
@@ -272,7 +270,7 @@ void SupplyLedger::rebuildAllocated() {
 }
 
 void SupplyLedger::applyPodEvent(EventType type, const rapidjson::Value& pod) {
-  if (!isPodItem(pod)) return;
+  if (!isPodObject(pod)) return;
   if (type == EventType::Deleted) {
     const auto key = podKeyOf(pod);
     removePod(key);

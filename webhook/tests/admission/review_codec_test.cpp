@@ -3,6 +3,7 @@
 // reached without depending on a particular policy.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <stdexcept>
 
 #include "admission/base64.hpp"
@@ -78,6 +79,38 @@ TEST_F(ReviewCodec, RejectsInvalidJson) {
   expectBad(R"({"a":1} trailing)", "invalid-json", "byte offset 8");
   expectBad(R"({"a":1} trailing)", "invalid-json", "root must not be followed by other values");
   expectBad(std::string("{\"a\":1}\0{}", 10), "invalid-json", "NUL byte");
+}
+
+// RFC 8259 allows no unescaped U+0000..U+001F in a string, and the apiserver's encoder escapes
+// them all. RapidJSON 1.1's SSE2 scanner only stops at bytes up to 0x19, so 0x1A..0x1F (ESC
+// among them) got through whenever they fell in an aligned 16-byte block: every position of
+// every control byte must be refused, naming its exact offset.
+TEST_F(ReviewCodec, RejectsEveryUnescapedControlCharacterAtItsOffset) {
+  const std::string name(48, 'n');
+  for (int c = 1; c < 0x20; ++c) {
+    for (std::size_t at = 0; at < 32; ++at) {
+      RequestSpec s;
+      std::string raw = name;
+      raw[at + 8] = static_cast<char>(c);
+      s.object = R"({"kind":"Pod","metadata":{"name":")" + raw + R"("}})";
+      const std::string body = reviewJson(s);
+      const std::size_t offset = body.find(static_cast<char>(c));
+      // TAB, LF and CR are whitespace between tokens: RapidJSON refuses them inside a string.
+      const bool whitespace = c == '\t' || c == '\n' || c == '\r';
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "U+%04X", c);
+      expectBad(body, "invalid-json",
+                "byte offset " + std::to_string(offset) + ": " +
+                    (whitespace ? "" : std::string("unescaped control character ") + hex));
+    }
+  }
+}
+
+TEST_F(ReviewCodec, WhitespaceBetweenTokensAndEscapedControlsAreFine) {
+  RequestSpec s;
+  s.object = "{\"kind\":\t\"Pod\",\r\n \"metadata\":{\"name\":\"a\\u001bb\\t\"}}";
+  const ReviewResult r = run(reviewJson(s));
+  EXPECT_EQ(r.httpStatus, 200) << r.body;
 }
 
 TEST_F(ReviewCodec, RejectsDeepNestingBeforeParsing) {
@@ -333,10 +366,10 @@ TEST_F(ReviewCodec, WarningsAreSanitized) {
   gNext.warnings = {"line one\nline two\x01", std::string(1000, 'x'), "", "\xff"};
   const auto d = parseBody(run(reviewJson({}), Endpoint::Mutate).body);
   const auto& w = d["response"]["warnings"];
-  ASSERT_EQ(w.Size(), 3u);
+  ASSERT_GT(w.Size(), 3u);  // the 1000 x's are cut and come as several lines
   EXPECT_STREQ(w[0].GetString(), "line one line two");
-  EXPECT_LE(w[1].GetStringLength(), 256u);
-  EXPECT_STREQ(w[2].GetString(), "\xEF\xBF\xBD");
+  for (const auto& line : w.GetArray()) EXPECT_LE(line.GetStringLength(), 120u);
+  EXPECT_STREQ(w[w.Size() - 1].GetString(), "\xEF\xBF\xBD");
 }
 
 TEST_F(ReviewCodec, AuditAnnotationKeysAreMadeValid) {

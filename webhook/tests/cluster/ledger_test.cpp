@@ -177,5 +177,30 @@ TEST_F(LedgerTest, StrangeObjectsAreIgnored) {
   EXPECT_EQ(ledger.podCount(), 0u);
 }
 
+// Found by fuzz_watch: the usage ledger counted any object of a pod event, the supply ledger
+// only pods, so the two disagreed on an object of another kind.
+TEST_F(LedgerTest, ObjectsOfAnotherKindAreNotPods) {
+  auto notPod = podJson({.name = "t1", .cls = "training", .limits = {{"nvidia.com/gpu", "2"}}});
+  notPod.replace(notPod.find("\"kind\":\"Pod\""), 12, "\"kind\":\"Job\"");
+  ledger.applyPodEvent(EventType::Added, parse(notPod));
+  ledger.applyPodList(parse(list({notPod})));
+  EXPECT_EQ(ledger.podCount(), 0u);
+  EXPECT_NEAR(usage("vision").gpuEquivalents, 0, 1e-9);
+}
+
+// Found by fuzz_watch: a key listed twice kept its first GPU record when the last item said the
+// pod holds nothing, so a list disagreed with the same items sent as events.
+TEST_F(LedgerTest, AKeyListedTwiceCountsAsItsLastItem) {
+  ledger.applyPodList(parse(list({
+      podJson({.name = "t1", .cls = "training", .limits = {{"nvidia.com/gpu", "2"}}}),
+      podJson({.name = "t1",
+               .cls = "training",
+               .limits = {{"nvidia.com/gpu", "2"}},
+               .phase = "Succeeded"}),
+  })));
+  EXPECT_EQ(ledger.podCount(), 0u);
+  EXPECT_NEAR(usage("vision").gpuEquivalents, 0, 1e-9);
+}
+
 }  // namespace
 }  // namespace gpua::cluster

@@ -29,6 +29,10 @@ TEST_F(E2eTest, BadInputsGetA4xxNamingTheProblemAndAMetric) {
       {"not json", "POST", "/mutate", "application/json", "hello", 400, "invalid-json", "JSON"},
       {"truncated", "POST", "/mutate", "application/json", good.substr(0, good.size() / 2), 400,
        "invalid-json", "JSON"},
+      // A raw ESC (0x1B) in a pod's name, past RapidJSON's 16-byte alignment: it used to parse.
+      {"raw control character", "POST", "/mutate", "application/json",
+       reviewJson(podJson(1), "u3" + std::string(20, 'x') + "\x1b" + std::string(20, 'x')), 400,
+       "invalid-json", "unescaped control character U+001B"},
       {"too deep", "POST", "/validate", "application/json", deepJson(5000), 400, "too-deep",
        "deep"},
       {"wrong apiVersion", "POST", "/mutate", "application/json",

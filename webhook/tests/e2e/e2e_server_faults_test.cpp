@@ -143,13 +143,23 @@ TEST_F(E2eTest, StalledUploadsStayWithinTheBufferBudget) {
 }
 
 // Defect 3: at the open-file limit the accept loop backs off instead of spinning, logs,
-// counts, and serves again once files are free.
+// counts, keeps serving the connections it has, and serves new ones again once files are free.
 TEST_F(E2eTest, AcceptAtTheFileLimitBacksOffLogsAndRecovers) {
-  // The bound is on the product's CPU at a 48-file limit; an ASan/UBSan Debug binary neither
-  // spends the product's CPU nor fits its runtime in 48 files. The release run asserts it.
-  if (!kMeasuresMemory) GTEST_SKIP() << "release builds only (sanitizer runtime and CPU differ)";
+  // Release builds only. Tried under ASan/UBSan (limit 48, and 128 so that --max-connections
+  // is not capped below the flood): the sanitized server dies at the first EMFILE with a false
+  // "runtime error: member call on address ... which does not point to an object of type
+  // 'error_category' ... invalid vptr" from boost/system/error_code.hpp. On a type-cache miss
+  // UBSan's vptr check verifies the vtable with IsAccessibleMemoryRange(), which needs a pipe;
+  // with no file free the pipe fails and the check reports the valid object as invalid. The
+  // call is Boost's own (error_code's bool and message() are virtual calls on the category),
+  // made on every accept error, so no ordering of the test avoids it. The sanitizers still
+  // cover the back-off code through every other e2e test that reaches the accept loop, and
+  // the soak. The CPU bound is the product's and is a release figure in any case.
+  if (!kMeasuresMemory) GTEST_SKIP() << "UBSan's vptr check cannot run out of files (see above)";
   launcher_ = {"/usr/bin/prlimit", "--nofile=48:48", "--"};
-  auto& server = start();  // 80 connections stay below the default connection limits
+  auto& server = start();   // the flood stays below the default connection limits (341 a source)
+  auto kept = newClient();  // a kept-alive connection from before the flood
+  ASSERT_EQ(kept->request("GET", "/healthz").status, 200);
   Fds flood;
   for (int i = 0; i < 80; ++i)
     if (const int fd = connectFrom("127.0.0.2", port_); fd >= 0) flood.fds.push_back(fd);
@@ -161,8 +171,9 @@ TEST_F(E2eTest, AcceptAtTheFileLimitBacksOffLogsAndRecovers) {
   EXPECT_LT(static_cast<double>(ticks), 0.2 * static_cast<double>(perSecond))
       << "the accept loop must not spin at EMFILE (" << ticks << " ticks in 1 s)";
   EXPECT_TRUE(logged(server, "accept failed; backing off")) << server.out();
+  EXPECT_EQ(kept->request("GET", "/healthz").status, 200) << "out of files, still serving";
   flood.closeAll();
-  EXPECT_TRUE(eventually([&] { return healthy(); }, 10s)) << "serves again";
+  EXPECT_TRUE(eventually([&] { return healthy(); }, 10s)) << "serves new connections again";
   EXPECT_GT(sample(metrics(), "gpu_admission_accept_errors_total"), 0);
 }
 

@@ -55,6 +55,7 @@ std::string reviewOf(const std::string& pod) {
 struct Answer {
   bool allowed = false;
   std::string message, rules, warnings, raw;
+  std::vector<std::string> warningLines;  // as kubectl prints them, one "Warning:" each
 };
 
 Answer answerOf(const ClientResponse& res) {
@@ -68,11 +69,14 @@ Answer answerOf(const ClientResponse& res) {
     a.message = r["status"]["message"].GetString();
   if (r.HasMember("auditAnnotations") && r["auditAnnotations"].HasMember("violation-rules"))
     a.rules = r["auditAnnotations"]["violation-rules"].GetString();
-  // The whole message: warnings are cut to 120 characters, the audit annotation is not.
+  // The whole message: warnings come in lines of 120 characters, the audit annotation whole.
   if (r.HasMember("auditAnnotations") && r["auditAnnotations"].HasMember("violation"))
     a.message = r["auditAnnotations"]["violation"].GetString();
   if (r.HasMember("warnings"))
-    for (const auto& w : r["warnings"].GetArray()) a.warnings += std::string(w.GetString()) + "\n";
+    for (const auto& w : r["warnings"].GetArray()) {
+      a.warnings += std::string(w.GetString()) + "\n";
+      a.warningLines.emplace_back(w.GetString(), w.GetStringLength());
+    }
   return a;
 }
 
@@ -130,6 +134,16 @@ TEST_F(E2eSupplyTest, NoCapacityNamesTheProfilesUntilANodeAdvertisesTheRewritten
   for (const char* text : {"pool infer-a100 offers", "nvidia.com/mig-1g.10gb (7 per node)",
                            "nvidia.com/mig-3g.40gb (2)", "none offers nvidia.com/mig-2g.20gb"})
     EXPECT_NE(first.message.find(text), std::string::npos) << text << " in: " << first.message;
+  // DESIGN.md: at most 120 characters a warning. The capacity warning is longer: it comes as
+  // several lines, the numbers in the first and the fix in the last.
+  ASSERT_GE(first.warningLines.size(), 3u) << first.raw;
+  for (const auto& line : first.warningLines) EXPECT_LE(line.size(), 120u) << line;
+  EXPECT_NE(first.warnings.find("... pool infer-a100 offers nvidia.com/mig-1g.10gb (7 per node)"),
+            std::string::npos)
+      << first.raw;
+  EXPECT_NE(first.warningLines.back().find("change the class's migProfile or the pool's MIG"),
+            std::string::npos)
+      << first.raw;
 
   api_.upsertNode(a100Node("a100-3", kWith2g));
   ASSERT_TRUE(eventually([&] { return admitted(pod); })) << admit(pod).raw;
