@@ -11,26 +11,15 @@
 # CONNS (16), FLOOD_RATE (req/s of the normal load, 1000), FLOOD_CONNECTIONS (10000).
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$root"
-build="${BUILD_DIR:-build/perf}"
-secs="${SECONDS_PER_RUN:-5}"
-server_cpu="${SERVER_CPU:-1}"
-client_cpu="${CLIENT_CPU:-0}"
-conns="${CONNS:-16}"
+source "$(dirname "${BASH_SOURCE[0]}")/bench-env.sh"
 rate="${FLOOD_RATE:-1000}"
 attempts="${FLOOD_CONNECTIONS:-10000}"
-bin="$build/bin"
-out="$build/bench-results"
-mkdir -p "$out"
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DGPUA_TESTS=OFF -DGPUA_BENCHMARKS=ON >/dev/null
   cmake --build "$build" -j "${JOBS:-$(nproc)}" --target gpu-admission gpua_load >/dev/null
 fi
 
-can_pin() { command -v taskset >/dev/null && taskset -c "$1" true 2>/dev/null; }
-pin() { local cpu="$1"; shift; if can_pin "$cpu"; then taskset -c "$cpu" "$@"; else "$@"; fi; }
 
 certs="$build/bench-certs"
 [ -f "$certs/server.crt" ] || bash certs/gen-dev-certs.sh "$certs" >/dev/null

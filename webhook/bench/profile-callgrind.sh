@@ -16,14 +16,9 @@
 # gpu-admission (e.g. "--log-level warn" to count what the decision log line costs).
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$root"
-build="${BUILD_DIR:-build/perf}"
-bin="$build/bin"
-out="$build/bench-results"
+source "$(dirname "${BASH_SOURCE[0]}")/bench-env.sh"
 which="${1:-all}"
 n="${2:-1000}"
-mkdir -p "$out"
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 2; }
 command -v h2load >/dev/null || { echo "h2load is needed (apt-get install nghttp2-client)" >&2; exit 2; }
 

@@ -20,16 +20,7 @@
 # LOG_LEVEL (gpu-admission's --log-level; default: its default, info).
 set -euo pipefail
 
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-cd "$root"
-build="${BUILD_DIR:-build/perf}"
-secs="${SECONDS_PER_RUN:-5}"
-server_cpu="${SERVER_CPU:-1}"
-client_cpu="${CLIENT_CPU:-0}"
-conns="${CONNS:-16}"
-bin="$build/bin"
-out="$build/bench-results"
-mkdir -p "$out"
+source "$(dirname "${BASH_SOURCE[0]}")/bench-env.sh"
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   echo "== building Release (-O3 -DNDEBUG, CMake's standard flags) in $build"
@@ -51,11 +42,6 @@ install_bench_tools() {
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 }
 
-can_pin() { command -v taskset >/dev/null && taskset -c "$1" true 2>/dev/null; }
-pin() {  # pin CPU command... : taskset when the CPU exists, else run unpinned
-  local cpu="$1"; shift
-  if can_pin "$cpu"; then taskset -c "$cpu" "$@"; else "$@"; fi
-}
 
 if [ "${SKIP_MICRO:-0}" != 1 ]; then
   echo "== engine: parse -> decide -> patch -> response (vs. RapidJSON parse of the same bytes)"
