@@ -39,7 +39,8 @@ std::optional<NodeRequirement> parseNodeRequirement(YamlReader& r, const YAML::N
                                                     const std::string& path) {
   MapReader m(r, node, path, {"key", "operator", "values"});
   if (!m.valid()) return std::nullopt;
-  const bool complete = m.require("key") & m.require("operator");
+  const bool hasKey = m.require("key");  // both asked, so both missing keys are reported
+  const bool complete = m.require("operator") && hasKey;
   if (!complete) return std::nullopt;
   auto key = r.name(m.get("key"), m.path("key"));
   auto op = r.enumeration<NodeOperator>(m.get("operator"), m.path("operator"),

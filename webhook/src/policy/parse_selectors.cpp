@@ -10,7 +10,8 @@ std::optional<SelectorRequirement> parseRequirement(YamlReader& r, const YAML::N
                                                     const std::string& path) {
   MapReader m(r, node, path, {"key", "operator", "values"});
   if (!m.valid()) return std::nullopt;
-  const bool complete = m.require("key") & m.require("operator");
+  const bool hasKey = m.require("key");  // both asked, so both missing keys are reported
+  const bool complete = m.require("operator") && hasKey;
   SelectorRequirement req;
   auto key = complete ? r.name(m.get("key"), m.path("key")) : std::nullopt;
   std::optional<SelectorOperator> op;
