@@ -19,3 +19,19 @@ pin() {  # pin CPU command... : taskset when the CPU exists, else run unpinned
   shift
   if can_pin "$cpu"; then taskset -c "$cpu" "$@"; else "$@"; fi
 }
+
+# Dev certificates for the servers ($certs), a scratch directory with a copy of policies/
+# ($work), and an exit trap that stops every pid added to `pids` and removes the directory.
+setup_work() {
+  certs="$build/bench-certs"
+  [ -f "$certs/server.crt" ] || bash certs/gen-dev-certs.sh "$certs" >/dev/null
+  work="$(mktemp -d)"
+  pids=()
+  trap cleanup_work EXIT
+  cp -r policies "$work/policies"
+}
+cleanup_work() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}

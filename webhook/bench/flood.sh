@@ -20,18 +20,7 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
   cmake --build "$build" -j "${JOBS:-$(nproc)}" --target gpu-admission gpua_load >/dev/null
 fi
 
-
-certs="$build/bench-certs"
-[ -f "$certs/server.crt" ] || bash certs/gen-dev-certs.sh "$certs" >/dev/null
-work="$(mktemp -d)"
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-cp -r policies "$work/policies"
+setup_work
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 taskset=""
 can_pin "$server_cpu" && taskset="taskset -c $server_cpu"

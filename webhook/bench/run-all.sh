@@ -64,17 +64,7 @@ fi
 if [ "${SKIP_LOAD:-0}" != 1 ]; then
   install_bench_tools
   nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
-  certs="$build/bench-certs"
-  [ -f "$certs/server.crt" ] || bash certs/gen-dev-certs.sh "$certs" >/dev/null
-  work="$(mktemp -d)"
-  pids=()
-  cleanup() {
-    for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$work"
-  }
-  trap cleanup EXIT
-  cp -r policies "$work/policies"
+  setup_work
   taskset=""
   can_pin "$server_cpu" && taskset="taskset -c $server_cpu"
   reader="cat"  # the pipe's reader runs on the client's CPU, like a container runtime elsewhere
