@@ -119,6 +119,12 @@ inline engine::Patch toPatch(const rapidjson::Value& ops) {
   return patch;
 }
 
+// The AdmissionReview answer in `res` admits the object.
+inline bool allowed(const ClientResponse& res) {
+  const auto d = parseJson(res.body);
+  return d.IsObject() && d.HasMember("response") && d["response"]["allowed"].GetBool();
+}
+
 // Polls `pred` until it holds or `timeout` passes (reloads, watches and metrics settle on the
 // server's own schedule), then gives it one last try.
 template <class Pred>

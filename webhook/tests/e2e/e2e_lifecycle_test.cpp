@@ -15,11 +15,6 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-bool allowed(const ClientResponse& res) {
-  const auto d = parseJson(res.body);
-  return d.IsObject() && d.HasMember("response") && d["response"]["allowed"].GetBool();
-}
-
 std::string serialOf(const std::string& certFile) {
   FILE* f = std::fopen(certFile.c_str(), "r");
   if (!f) return {};

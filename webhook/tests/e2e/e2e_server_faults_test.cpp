@@ -17,18 +17,9 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kMeasuresMemory = false;
-#else
-constexpr bool kMeasuresMemory = true;
-#endif
+constexpr bool kMeasuresMemory = !kSanitized;
 
 constexpr uint64_t kMemoryBound = uint64_t{128} << 20;  // issue 10: under 128 MiB
-
-bool allowed(const ClientResponse& res) {
-  const auto d = parseJson(res.body);
-  return d.IsObject() && d.HasMember("response") && d["response"]["allowed"].GetBool();
-}
 
 // Log lines are written asynchronously: wait for one to appear.
 bool logged(ServerProcess& server, const std::string& text) {

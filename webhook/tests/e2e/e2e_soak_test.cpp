@@ -19,12 +19,6 @@ namespace {
 using namespace std::chrono_literals;
 namespace fs = std::filesystem;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-
 constexpr uint64_t kFlatBound = uint64_t{8} << 20;  // RSS growth allowed after warm-up
 
 int soakSeconds() {
