@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "text/utf8.hpp"
+
 namespace gpua::engine::text {
 
 namespace {
@@ -16,37 +18,17 @@ std::size_t utf8Cut(std::string_view s, std::size_t max) {
   return cut;
 }
 
-// Length of the well-formed UTF-8 sequence at the start of `s`, or 0.
-std::size_t sequenceLength(std::string_view s) {
-  const auto lead = static_cast<unsigned char>(s[0]);
-  std::size_t len = 0;
-  uint32_t cp = 0;
-  if (lead >= 0xC2 && lead <= 0xDF) {
-    len = 2;
-    cp = lead & 0x1F;
-  } else if (lead >= 0xE0 && lead <= 0xEF) {
-    len = 3;
-    cp = lead & 0x0F;
-  } else if (lead >= 0xF0 && lead <= 0xF4) {
-    len = 4;
-    cp = lead & 0x07;
-  } else {
-    return 0;
-  }
-  if (s.size() < len) return 0;
-  for (std::size_t k = 1; k < len; ++k) {
-    const auto c = static_cast<unsigned char>(s[k]);
-    if ((c & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (c & 0x3F);
-  }
-  const bool overlong = (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000);
-  const bool surrogate = cp >= 0xD800 && cp <= 0xDFFF;
-  return overlong || surrogate || cp > 0x10FFFF ? 0 : len;
-}
-
 }  // namespace
 
+bool isOneLine(std::string_view s, std::size_t maxBytes) {
+  if (s.size() > maxBytes) return false;
+  for (char c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F) return false;
+  return true;
+}
+
 std::string oneLine(std::string_view s, std::size_t maxBytes) {
+  if (isOneLine(s, maxBytes)) return std::string(s);
   const std::size_t cut = utf8Cut(s, maxBytes);
   std::string out;
   out.reserve(cut + 3);
@@ -58,7 +40,8 @@ std::string oneLine(std::string_view s, std::size_t maxBytes) {
       continue;
     }
     // Keep well-formed UTF-8 sequences; a stray byte becomes '?' so the text stays valid UTF-8.
-    const std::size_t len = sequenceLength(s.substr(i, cut - i));
+    uint32_t cp = 0;
+    const std::size_t len = gpua::text::utf8Sequence(s.substr(0, cut), i, cp);
     if (len == 0) {
       out += '?';
       ++i;

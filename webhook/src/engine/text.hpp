@@ -20,5 +20,8 @@ std::string join(const std::vector<std::string>& items, std::string_view separat
 
 // Replaces control characters by spaces and cuts at `maxBytes` (UTF-8 safe).
 std::string oneLine(std::string_view s, std::size_t maxBytes);
+// True when oneLine(s, maxBytes) would return s unchanged (short printable ASCII, what the
+// engine's own messages almost always are): callers skip the copy.
+bool isOneLine(std::string_view s, std::size_t maxBytes);
 
 }  // namespace gpua::engine::text

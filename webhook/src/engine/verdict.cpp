@@ -38,20 +38,12 @@ std::string changeSummary(const Decision& d) {
   return out;
 }
 
-// True when text::oneLine(s, maxBytes) would return s unchanged: short printable ASCII.
-bool alreadyOneLine(std::string_view s, std::size_t maxBytes) {
-  if (s.size() > maxBytes) return false;
-  for (char c : s)
-    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F) return false;
-  return true;
-}
-
 // In place: each warning made one line, and the list cut where it passes the total budget.
 void capWarnings(std::vector<std::string>& warnings) {
   std::size_t total = 0;
   for (std::size_t i = 0; i < warnings.size(); ++i) {
     auto& w = warnings[i];
-    if (!alreadyOneLine(w, kWarningBytes)) w = text::oneLine(w, kWarningBytes);
+    if (!text::isOneLine(w, kWarningBytes)) w = text::oneLine(w, kWarningBytes);
     if (total + w.size() > kAllWarningsBytes) {
       warnings.resize(i);
       return;
