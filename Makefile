@@ -8,7 +8,8 @@ ASAN := build/asan
 BIN := $(RELEASE)/bin/gpu-admission
 LISTEN ?= 127.0.0.1:8443
 
-.PHONY: deps build build-asan run test test-release test-asan policy-test deploy-test fuzz bench certs format clean
+.PHONY: deps build build-asan run test test-release test-asan policy-test deploy-test live-test fuzz bench certs format clean \
+	control-plane cluster-up cluster-down
 
 deps:
 	@bash .ci/install-deps
@@ -49,7 +50,24 @@ deploy-test: build
 fuzz: deps
 	JOBS=$(JOBS) bash webhook/fuzz/run.sh
 
-test: test-release test-asan policy-test deploy-test fuzz
+# The test control plane (testcluster/): kube-apiserver, kube-controller-manager, kube-scheduler,
+# kubectl and etcd built from their pinned Go modules into a cache outside the tree.
+control-plane:
+	@bash testcluster/build.sh
+
+# A real control plane on 127.0.0.1 with fake GPU nodes and the webhook installed from deploy/;
+# prints `export KUBECONFIG=...` last. cluster-down stops every process it started.
+cluster-up: build
+	@bash testcluster/up.sh
+
+cluster-down:
+	@bash testcluster/down.sh
+
+# The live suites: the apiserver calls the webhook, the scheduler and controllers judge its work.
+live-test: build
+	bash testcluster/run-live-tests.sh
+
+test: test-release test-asan policy-test deploy-test live-test fuzz
 
 bench: deps
 	bash webhook/bench/run-all.sh

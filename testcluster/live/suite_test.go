@@ -1,0 +1,21 @@
+package live
+
+import "testing"
+
+// TestLive runs the live checks in an order that keeps each independent of the others' leftovers:
+// each works in namespaces of its own, and the faults (which stop the webhook and restart the
+// apiserver) and the apiserver's latency figures (which read what every earlier check sent) come last.
+func TestLive(t *testing.T) {
+	t.Run("DeveloperReadsTheDenial", testDeveloperReadsTheDenial)
+	t.Run("WarnModeWarnings", testWarnModeWarnings)
+	t.Run("CLIIsTheApiserversTwin", testCLIIsTheApiserversTwin)
+	t.Run("PodsFromControllers", testPodsFromControllers)
+	t.Run("Priority", testPriority)
+	t.Run("AgreementWithTheScheduler", testAgreementWithTheScheduler)
+	t.Run("LiveQuota", testLiveQuota)
+	t.Run("ReplicasAgainstOneQuota", testReplicasAgainstOneQuota)
+	t.Run("QueueObserved", testQueueObserved)
+	t.Run("ManifestsTheApiserverAccepts", testManifestsTheApiserverAccepts)
+	t.Run("Faults", testFaults)
+	t.Run("ApiserverLatency", testApiserverLatency)
+}
