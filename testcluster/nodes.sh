@@ -26,6 +26,9 @@ for n in items:
     print(n["metadata"]["name"], json.dumps({"status": n["status"]}, separators=(",", ":")))
 PY
 for n in $names; do
-  k taint "$n" node.kubernetes.io/not-ready:NoSchedule- >/dev/null 2>&1 || true
+  n=${n#node/}
+  if k get node "$n" -o jsonpath='{.spec.taints[*].key}' | grep -qw node.kubernetes.io/not-ready; then
+    k taint node "$n" node.kubernetes.io/not-ready:NoSchedule- >/dev/null
+  fi
 done
 echo "testcluster: nodes: $(echo $names | wc -w) applied" >&2

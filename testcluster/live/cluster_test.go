@@ -16,7 +16,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -31,9 +30,13 @@ type env struct {
 
 var cluster env
 
+// repoRoot: go test runs a package's tests in its own directory, testcluster/live.
 func repoRoot() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Clean(filepath.Join(filepath.Dir(file), "..", ".."))
+	wd, err := os.Getwd()
+	if err != nil {
+		panic(err)
+	}
+	return filepath.Clean(filepath.Join(wd, "..", ".."))
 }
 
 func readEnvFile(path string) (map[string]string, error) {
