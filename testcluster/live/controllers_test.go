@@ -2,6 +2,7 @@ package live
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -71,7 +72,7 @@ func testPodsFromControllers(t *testing.T) {
 		eventually(t, 60*time.Second, "FailedCreate event with the webhook's message", func() error {
 			out := mustKubectl(t, "", "-n", "ctrl-deny", "get", "events", "--field-selector", "reason=FailedCreate",
 				"-o", "jsonpath={range .items[*]}{.message}{\"\\n\"}{end}")
-			if !strings.Contains(out, `admission webhook "validate-pods.gpu-admission.io" denied the request`) {
+			if !ourDenial.MatchString(out) {
 				return fmt.Errorf("events: %q", out)
 			}
 			return nil
@@ -120,6 +121,9 @@ spec:
 		}
 	})
 }
+
+// A denial by either of our pod webhooks, as the apiserver words it.
+var ourDenial = regexp.MustCompile(`admission webhook "(mutate|validate-pods)\.gpu-admission\.io" denied the request: `)
 
 // waitForWebhookToSeeLabels waits until the webhook judges the namespace by its new labels: a
 // server-side dry run of the 2-GPU notebook is denied only once it does (enforce mode).

@@ -31,7 +31,7 @@ func testQueueObserved(t *testing.T) {
 		}
 		return nil
 	})
-	st := gpua("", "status", "--kubeconfig", cluster.Kubeconfig)
+	st := gpua("", "status", "--kubeconfig", cluster.Kubeconfig, "--policies", cluster.Policies)
 	t.Logf("gpu-admission status:\n%s", st.combined())
 	if st.Err != nil || !strings.Contains(st.Stdout, "train-h100") {
 		t.Errorf("status failed or shows no training pool: %s", st.combined())

@@ -117,7 +117,7 @@ func reasonOf(msg string) string {
 func testReplicasAgainstOneQuota(t *testing.T) {
 	haproxy, err := exec.LookPath("haproxy")
 	if err != nil {
-		t.Fatal("haproxy not found: testcluster/install-deps installs it (apt-get install haproxy)")
+		t.Fatal("haproxy not found: testcluster/run-live-tests.sh installs it (apt-get install haproxy)")
 	}
 	const k = 40
 	ports := strings.Fields(run("", "python3", "-c",
@@ -189,7 +189,7 @@ backend replicas
 	})
 
 	// The native backstop: the apiserver's own ResourceQuota plugin serializes its updates.
-	rendered := gpua("", "quotas", "render", "-p", cluster.Policies, "--namespace", ns+"=env=dev")
+	rendered := gpua("", "quotas", "render", "--policies", cluster.Policies, "--namespace", ns+"=env=dev")
 	if rendered.Err != nil {
 		t.Fatalf("quotas render: %s", rendered.combined())
 	}

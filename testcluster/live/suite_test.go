@@ -3,8 +3,8 @@ package live
 import "testing"
 
 // TestLive runs the live checks in an order that keeps each independent of the others' leftovers:
-// each works in namespaces of its own, and the faults (which stop the webhook and restart the
-// apiserver) and the apiserver's latency figures (which read what every earlier check sent) come last.
+// each works in namespaces of its own; the apiserver's latency figures read what every earlier check
+// sent, and the faults (which stop the webhook and restart the apiserver, resetting its metrics) come last.
 func TestLive(t *testing.T) {
 	t.Run("DeveloperReadsTheDenial", testDeveloperReadsTheDenial)
 	t.Run("WarnModeWarnings", testWarnModeWarnings)
@@ -16,6 +16,6 @@ func TestLive(t *testing.T) {
 	t.Run("ReplicasAgainstOneQuota", testReplicasAgainstOneQuota)
 	t.Run("QueueObserved", testQueueObserved)
 	t.Run("ManifestsTheApiserverAccepts", testManifestsTheApiserverAccepts)
-	t.Run("Faults", testFaults)
 	t.Run("ApiserverLatency", testApiserverLatency)
+	t.Run("Faults", testFaults)
 }
