@@ -103,6 +103,13 @@ struct SessionEnv {
   }
 };
 
+// The read buffer holds at most one header section: Beast parses a chunked body's trailer
+// section only once it is whole in the buffer, so this also holds trailers to the header limit
+// (Beast's header_limit does not apply to them). Body bytes leave the buffer as they are parsed.
+std::size_t readBufferLimit(const HttpServerOptions& o) {
+  return std::max<std::size_t>(o.maxHeaderBytes, 1024);
+}
+
 // How long a response to a rejected upload may keep reading the rest of the body, so the
 // client sees our 413 instead of a reset.
 constexpr std::chrono::seconds kDrainTime{2};
@@ -120,7 +127,8 @@ class Session : public std::enable_shared_from_this<Session> {
         socket_(std::move(socket)),
         helloTimer_(executor_),
         env_(std::move(env)),
-        source_(std::move(source)) {}
+        source_(std::move(source)),
+        buffer_(readBufferLimit(env_->options)) {}
 
   ~Session() {
     unreserve();
@@ -223,7 +231,7 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     idle_ = true;
     expiresAfter(wait);
-    stream_->async_read_some(buffer_.prepare(16 * 1024),
+    stream_->async_read_some(buffer_.prepare(std::min<std::size_t>(16 * 1024, buffer_.max_size())),
                              [self = shared_from_this()](error_code ec, std::size_t n) {
                                if (ec == net::error::operation_aborted) {
                                  if (self->stopping()) return self->gracefulClose();
@@ -314,9 +322,11 @@ class Session : public std::enable_shared_from_this<Session> {
       return reject(413, "request body exceeds the limit of " +
                              std::to_string(env_->options.maxBodyBytes) + " bytes");
     }
-    if (ec == http::error::header_limit) {
+    // buffer_overflow: a header section, or a chunked body's trailer section, that does not
+    // fit the read buffer (which is as large as the header limit).
+    if (ec == http::error::header_limit || ec == http::error::buffer_overflow) {
       env_->bad("header-too-large");
-      return reject(431, "request headers exceed the limit of " +
+      return reject(431, "request headers or trailers exceed the limit of " +
                              std::to_string(env_->options.maxHeaderBytes) + " bytes");
     }
     if (ec.category() == make_error_code(http::error::end_of_stream).category() &&
@@ -385,7 +395,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void drain(std::size_t total) {
     if (total == 0) expiresAfter(kDrainTime);
     buffer_.consume(buffer_.size());
-    stream_->async_read_some(buffer_.prepare(64 * 1024),
+    stream_->async_read_some(buffer_.prepare(std::min<std::size_t>(64 * 1024, buffer_.max_size())),
                              [self = shared_from_this(), total](error_code ec, std::size_t n) {
                                if (ec || total + n > kDrainMaxBytes) return self->closeNow();
                                self->drain(total + n);
@@ -596,6 +606,19 @@ void HttpServer::stop() {
 
 int64_t HttpServer::openConnections() const {
   return state_->env->registry->open.load();
+}
+
+void runCatching(net::io_context& ioc, const std::function<void(std::string_view)>& onException) {
+  for (;;) {
+    try {
+      ioc.run();
+      return;
+    } catch (const std::exception& e) {
+      if (onException) onException(e.what());
+    } catch (...) {
+      if (onException) onException("unknown exception");
+    }
+  }
 }
 
 }  // namespace gpua::server

@@ -61,6 +61,14 @@ struct ServerEvents {
   std::function<void(std::string_view error, std::chrono::milliseconds backoff)> acceptError;
 };
 
+// Runs the io_context until it is stopped or runs out of work. A completion handler that throws
+// ends only its own connection: the unwinding destroys the handler and with it the session's last
+// reference, which closes the socket; `onException` reports it and run() goes on with every
+// other connection. Beast throws from inside its own handlers (std::length_error for a field
+// longer than 64 KiB), where no handler of ours could catch it.
+void runCatching(boost::asio::io_context& ioc,
+                 const std::function<void(std::string_view what)>& onException);
+
 class HttpServer {
  public:
   HttpServer(boost::asio::io_context& ioc, std::shared_ptr<TlsContextStore> tls, Handler handler,

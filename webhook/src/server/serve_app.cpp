@@ -338,9 +338,14 @@ int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
                           {"certificateSerial", tls.serialHex},
                           {"clientCa", config.clientCa}});
 
+  const auto connectionThrew = [&service, &logger](std::string_view what) {
+    service.countBadRequest("connection-exception");
+    logger.error("a connection's handler threw; that connection was closed", {{"error", what}});
+  };
   std::vector<std::thread> pool;
-  for (unsigned i = 1; i < threads; ++i) pool.emplace_back([&ioc] { ioc.run(); });
-  ioc.run();
+  for (unsigned i = 1; i < threads; ++i)
+    pool.emplace_back([&ioc, &connectionThrew] { runCatching(ioc, connectionThrew); });
+  runCatching(ioc, connectionThrew);
   for (auto& t : pool) t.join();
   reloader.stop();
   logger.info("stopped");

@@ -5,9 +5,11 @@
 #include <gtest/gtest.h>
 
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
 
 #include <atomic>
 #include <mutex>
+#include <stdexcept>
 #include <thread>
 
 #include "server/router.hpp"
@@ -364,6 +366,26 @@ TEST_F(HttpServerTest, DrainClosesBetweenRequestsAndStopDropsSilentConnections) 
   for (int i = 0; i < 300 && server_->openConnections() > 0; ++i) std::this_thread::sleep_for(10ms);
   EXPECT_EQ(server_->openConnections(), 0);
   EXPECT_LT(std::chrono::steady_clock::now() - stopped, 900ms) << "not the header timeout";
+}
+
+}  // namespace
+}  // namespace gpua::server
+
+namespace gpua::server {
+namespace {
+
+// A handler that throws ends only itself: runCatching reports the exception and keeps running
+// the io_context, so the other connections' handlers still run.
+TEST(RunCatching, AThrowingHandlerIsReportedAndTheOthersStillRun) {
+  boost::asio::io_context ioc;
+  std::vector<std::string> reported;
+  bool otherRan = false;
+  boost::asio::post(ioc, [] { throw std::length_error("field value too large"); });
+  boost::asio::post(ioc, [&] { otherRan = true; });
+  runCatching(ioc, [&](std::string_view what) { reported.emplace_back(what); });
+  EXPECT_TRUE(otherRan);
+  ASSERT_EQ(reported.size(), 1u);
+  EXPECT_EQ(reported[0], "field value too large");
 }
 
 }  // namespace
