@@ -3,6 +3,9 @@
 #                over TLS on https://127.0.0.1:8443
 #   make test  - install what is missing, build (release and ASan+UBSan), run every test
 JOBS ?= $(shell nproc)
+# ccache (when installed) keys objects by paths relative to the checkout, so a fresh clone
+# elsewhere (CI) reuses what an earlier build compiled.
+export CCACHE_BASEDIR ?= $(CURDIR)
 RELEASE := build/release
 ASAN := build/asan
 BIN := $(RELEASE)/bin/gpu-admission

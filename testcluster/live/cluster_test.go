@@ -241,3 +241,19 @@ func writeTemp(t *testing.T, name, content string) string {
 	}
 	return p
 }
+
+// clearPods force-deletes every pod of the namespaces and waits until they are gone: with no
+// kubelet, a graceful delete of a bound pod never completes, and the scheduler would go on
+// counting it on its node.
+func clearPods(t *testing.T, namespaces ...string) {
+	t.Helper()
+	for _, ns := range namespaces {
+		kubectl("", "-n", ns, "delete", "pods", "--all", "--grace-period=0", "--force")
+		eventually(t, 30*time.Second, "pods of "+ns+" gone", func() error {
+			if out := mustKubectl(t, "", "-n", ns, "get", "pods", "-o", "name"); strings.TrimSpace(out) != "" {
+				return fmt.Errorf("left: %s", out)
+			}
+			return nil
+		})
+	}
+}

@@ -36,6 +36,12 @@ func podsOf(t *testing.T, ns, selector string) []string {
 // the webhook like any other: mutated when the class allows them, and a denied pod shows our
 // message in the owner's FailedCreate event.
 func testPodsFromControllers(t *testing.T) {
+	defer func() {
+		for _, ns := range []string{"ctrl-serving", "ctrl-deny", "ctrl-train"} {
+			kubectl("", "-n", ns, "delete", "deployments,jobs,statefulsets", "--all")
+			clearPods(t, ns)
+		}
+	}()
 	t.Run("DeploymentPodsMutated", func(t *testing.T) {
 		namespace(t, "ctrl-serving", map[string]string{"env": "dev", "gpu-admission.io/serving": "true"})
 		mustKubectl(t, deploymentYAML("sentiment", "inference", 2, "1"), "-n", "ctrl-serving", "apply", "-f", "-")

@@ -71,4 +71,5 @@ func testWarnModeWarnings(t *testing.T) {
 	if !strings.Contains(r.Stderr, "notebook") {
 		t.Errorf("the warnings do not name the container")
 	}
+	clearPods(t, "staging-bob")
 }

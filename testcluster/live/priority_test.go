@@ -38,4 +38,5 @@ spec:
 			t.Errorf("%s: stored priorityClassName/priority %q, want %q", tc.name, got, "gpu-training "+want)
 		}
 	}
+	clearPods(t, "prio-train")
 }

@@ -71,7 +71,7 @@ func testAgreementWithTheScheduler(t *testing.T) {
 	}
 	t.Logf("agreement table:\n%s", b.String())
 	writeReport(t, "scheduler-agreement.txt", b.String())
-	kubectl("", "-n", ns, "delete", "pods", "--all", "--grace-period=0", "--force", "--wait=false")
+	clearPods(t, ns)
 }
 
 func schedOne(t *testing.T, ns string, p map[string]any) schedRow {
