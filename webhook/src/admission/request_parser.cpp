@@ -4,6 +4,7 @@
 
 #include "admission/control_bytes.hpp"
 #include "admission/depth_limited_parse.hpp"
+#include "engine/workload_kinds.hpp"
 
 namespace gpua::admission {
 
@@ -112,14 +113,6 @@ std::string controlByteProblem(unsigned char c) {
          " inside a string)";
 }
 
-bool isBuiltinWorkload(std::string_view group, std::string_view kind) {
-  if (group == "apps")
-    return kind == "Deployment" || kind == "StatefulSet" || kind == "DaemonSet" ||
-           kind == "ReplicaSet";
-  if (group == "batch") return kind == "Job" || kind == "CronJob";
-  return false;
-}
-
 }  // namespace
 
 std::optional<RequestError> parseJsonInSitu(std::string& buffer, rapidjson::Document& doc) {
@@ -165,11 +158,7 @@ std::variant<AdmissionRequest, RequestError> readAdmissionRequest(
 
 bool routesToEngine(const AdmissionRequest& r, const policy::PolicySet& policy) {
   if (r.operation != "CREATE" || !r.subResource.empty() || r.object == nullptr) return false;
-  if (r.group.empty() && r.kind == "Pod") return true;
-  if (isBuiltinWorkload(r.group, r.kind)) return true;
-  for (const auto& t : policy.templateKinds)
-    if (t.apiGroup == r.group && t.kind == r.kind) return true;
-  return false;
+  return engine::isReviewableKind(r.group, r.kind, policy);
 }
 
 }  // namespace gpua::admission

@@ -38,7 +38,7 @@ std::variant<AdmissionRequest, RequestError> readAdmissionRequest(
     const rapidjson::Value& root, const engine::UsageSnapshot& usage);
 
 // True for a CREATE of a Pod or of a workload whose pod templates the engine validates
-// (apps Deployment/StatefulSet/DaemonSet/ReplicaSet, batch Job/CronJob, policy.templateKinds).
+// (engine::isReviewableKind: the built-in workload kinds and policy.templateKinds).
 // Everything else is admitted unchanged without asking the engine.
 bool routesToEngine(const AdmissionRequest& request, const policy::PolicySet& policy);
 

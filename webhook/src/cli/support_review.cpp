@@ -10,6 +10,7 @@
 #include "admission/warning_split.hpp"
 #include "cli/support_document.hpp"
 #include "engine/json_patch_apply.hpp"
+#include "engine/workload_kinds.hpp"
 
 namespace gpua::cli {
 namespace {
@@ -178,24 +179,6 @@ void decodeResponse(const std::string& body, ReviewReport& r) {
 
 }  // namespace
 
-bool isReviewableKind(const std::string& group, const std::string& kind,
-                      const policy::PolicySet& policy) {
-  struct Builtin {
-    const char* group;
-    const char* kind;
-  };
-  static const Builtin kBuiltins[] = {
-      {"", "Pod"},           {"apps", "Deployment"}, {"apps", "StatefulSet"},
-      {"apps", "DaemonSet"}, {"apps", "ReplicaSet"}, {"", "ReplicationController"},
-      {"batch", "Job"},      {"batch", "CronJob"},   {"", "PodTemplate"},
-  };
-  for (const auto& b : kBuiltins)
-    if (group == b.group && kind == b.kind) return true;
-  for (const auto& t : policy.templateKinds)
-    if (t.apiGroup == group && t.kind == kind) return true;
-  return false;
-}
-
 std::string requestNamespace(const rapidjson::Value& object, const std::string& given) {
   if (!given.empty()) return given;
   const Value* meta = memberAt(object, "metadata");
@@ -212,7 +195,7 @@ ReviewReport runReview(const ReviewRequest& req, const policy::PolicySet& policy
                        const engine::UsageSnapshot& usage, const engine::SupplySnapshot& supply) {
   ReviewReport r;
   identify(*req.object, r);
-  if (!isReviewableKind(r.group, r.kind, policy))
+  if (!engine::isReviewableKind(r.group, r.kind, policy))
     throw ReviewError("kind " + r.kind + (r.group.empty() ? "" : " (" + r.group + ")") +
                       " is not a Pod or a workload with a pod template; templateKinds in the "
                       "policy add custom resources");

@@ -57,11 +57,6 @@ struct ReviewReport {
   rapidjson::Document response;  // the AdmissionReview response as received
 };
 
-// True for Pods, the built-in workloads (Deployment, StatefulSet, DaemonSet, ReplicaSet,
-// ReplicationController, Job, CronJob, PodTemplate) and the policy's templateKinds.
-bool isReviewableKind(const std::string& group, const std::string& kind,
-                      const policy::PolicySet& policy);
-
 // The namespace a request for `object` goes to: `given` when set, else the object's
 // metadata.namespace, else "default" (what runReview uses).
 std::string requestNamespace(const rapidjson::Value& object, const std::string& given);

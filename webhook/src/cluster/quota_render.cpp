@@ -122,7 +122,7 @@ std::optional<std::vector<std::string>> targets(
     if (namespaces)
       for (const auto& ns : *namespaces)
         if (ns.name == name) labels = &ns.labels;
-    if (p.hasExemptions && p.exemptNamespaces.matches(name, labels ? *labels : policy::Labels{}))
+    if (p.exemptNamespaces.covers(name, labels ? *labels : policy::Labels{}))
       notes.push_back("quota " + q.name + ": namespace " + name + " is exempt, not rendered");
     else
       kept.push_back(name);

@@ -51,15 +51,6 @@ struct Evaluation {
   bool placementConflict = false;
 };
 
-bool isExempt(const policy::PolicySet& policy, std::string_view ns, const policy::Labels& labels) {
-  const auto& sel = policy.exemptNamespaces;
-  if (sel.empty()) return false;
-  for (const auto& name : sel.names)
-    if (name == ns) return true;
-  // Exemption by labels stands on its own: a listed name OR matching labels exempts.
-  return !sel.labels.empty() && sel.labels.matches(labels);
-}
-
 std::vector<const policy::Pool*> poolsOf(const policy::WorkloadClass& cls,
                                          const policy::PolicySet& policy) {
   std::vector<const policy::Pool*> out;
@@ -321,7 +312,7 @@ Decision decideImpl(const rapidjson::Value& object, const RequestContext& contex
     }
   }
   const std::string_view ns = namespaceOf(object, context);
-  if (isExempt(policy, ns, context.namespaceLabels)) {
+  if (policy.exemptNamespaces.covers(ns, context.namespaceLabels)) {
     d.outcome = Outcome::Exempt;
     d.reason = "namespace " + text::quoted(ns) + " is exempt";
     return d;

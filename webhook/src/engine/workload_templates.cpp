@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "engine/json_util.hpp"
+#include "engine/workload_kinds.hpp"
 
 namespace gpua::engine {
 
@@ -112,17 +113,8 @@ std::optional<std::vector<PodTemplateRef>> findPodTemplates(const rapidjson::Val
                                                             std::string_view kind,
                                                             const policy::PolicySet& policy) {
   std::vector<Found> found;
-  if (group == "apps" && (kind == "Deployment" || kind == "StatefulSet" || kind == "DaemonSet" ||
-                          kind == "ReplicaSet")) {
-    collect(object, "spec.template", found);
-    return refs(std::move(found));
-  }
-  if (group == "batch" && kind == "Job") {
-    collect(object, "spec.template", found);
-    return refs(std::move(found));
-  }
-  if (group == "batch" && kind == "CronJob") {
-    collect(object, "spec.jobTemplate.spec.template", found);
+  if (const WorkloadKind* builtin = findBuiltinWorkloadKind(group, kind)) {
+    collect(object, builtin->templatePath, found);
     return refs(std::move(found));
   }
   for (const auto& tk : policy.templateKinds) {

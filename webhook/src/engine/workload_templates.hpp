@@ -1,7 +1,6 @@
-// Where a workload object keeps its pod templates: the built-in controllers (Deployment,
-// StatefulSet, DaemonSet, ReplicaSet, Job: spec.template; CronJob:
-// spec.jobTemplate.spec.template) and the policy's templateKinds (paths with '*'), with the
-// labels their controllers will add to the pods.
+// Where a workload object keeps its pod templates: the built-in controllers (the table in
+// engine/workload_kinds.hpp) and the policy's templateKinds (paths with '*'), with the labels
+// their controllers will add to the pods.
 #pragma once
 
 #include <rapidjson/document.h>

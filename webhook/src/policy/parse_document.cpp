@@ -44,7 +44,7 @@ void parseExempt(YamlReader& r, const YAML::Node& node, const std::string& path,
   if (!m.has("images") && !m.require("namespaces")) return;
   if (!m.has("namespaces")) return;
   if (auto sel = parseNamespaceSelector(r, m.get("namespaces"), m.path("namespaces"))) {
-    draft.set.exemptNamespaces = *sel;
+    draft.set.exemptNamespaces = {std::move(sel->names), std::move(sel->labels)};
     draft.set.hasExemptions = true;
   }
 }

@@ -12,6 +12,7 @@
 #include "policy/class_rules.hpp"
 #include "policy/container_rules.hpp"
 #include "policy/label_selector.hpp"
+#include "policy/namespace_exemption.hpp"
 #include "policy/node_requirement.hpp"
 
 namespace gpua::policy {
@@ -250,7 +251,7 @@ struct PolicySet {
   std::string revision;  // content hash of all loaded files, stable for identical inputs
   std::vector<std::string> sourceFiles;
 
-  NamespaceSelector exemptNamespaces;  // names and/or labels; empty = none exempt
+  NamespaceExemption exemptNamespaces;  // a listed name or matching labels; empty = none
   bool hasExemptions = false;
   std::vector<Pool> pools;
   std::vector<WorkloadClass> classes;  // in order: first match wins

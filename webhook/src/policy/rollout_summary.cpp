@@ -36,12 +36,11 @@ std::string joined(const std::vector<std::string>& items) {
   return out;
 }
 
-// "namespaces a,b with labels env=dev,tier in (x,y)".
-std::string describeSelector(const NamespaceSelector& s) {
-  std::string out = s.names.empty() ? "namespaces" : "namespaces " + joined(s.names);
+// "env=dev,tier in (x,y)".
+std::string describeLabels(const LabelSelector& s) {
   std::vector<std::string> labels;
-  for (const auto& [k, v] : s.labels.matchLabels) labels.push_back(k + "=" + v);
-  for (const auto& r : s.labels.matchExpressions) {
+  for (const auto& [k, v] : s.matchLabels) labels.push_back(k + "=" + v);
+  for (const auto& r : s.matchExpressions) {
     const bool listed = r.op == SelectorOperator::In || r.op == SelectorOperator::NotIn;
     // Appended piece by piece: `"(" + std::string&&` trips GCC 12's false -Wrestrict at -O3
     // (GCC bug 105329), which -Werror turns into a failed Release build.
@@ -49,7 +48,22 @@ std::string describeSelector(const NamespaceSelector& s) {
     if (listed) term.append("(").append(joined(r.values)).append(")");
     labels.push_back(std::move(term));
   }
-  if (!labels.empty()) out += " with labels " + joined(labels);
+  return joined(labels);
+}
+
+// "namespaces a,b with labels env=dev,tier in (x,y)": a name AND the labels.
+std::string describeSelector(const NamespaceSelector& s) {
+  std::string out = s.names.empty() ? "namespaces" : "namespaces " + joined(s.names);
+  if (!s.labels.empty()) out += " with labels " + describeLabels(s.labels);
+  return out;
+}
+
+// "namespaces a,b, or namespaces with labels env=dev": a name OR the labels.
+std::string describeExemption(const NamespaceExemption& e) {
+  std::string out = e.names.empty() ? "" : "namespaces " + joined(e.names);
+  if (!e.labels.empty())
+    out += (out.empty() ? "" : ", or ") + std::string("namespaces with labels ") +
+           describeLabels(e.labels);
   return out;
 }
 
@@ -57,7 +71,7 @@ std::string describeSelector(const NamespaceSelector& s) {
 
 std::vector<std::string> describeRollout(const PolicySet& p) {
   std::vector<std::string> out;
-  if (!p.exemptNamespaces.empty()) out.push_back(describeSelector(p.exemptNamespaces) + ": exempt");
+  if (!p.exemptNamespaces.empty()) out.push_back(describeExemption(p.exemptNamespaces) + ": exempt");
   bool catchAll = false;
   for (const auto& r : p.rollout) {
     const bool all = !r.namespaces || r.namespaces->empty();

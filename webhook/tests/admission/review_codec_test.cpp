@@ -237,6 +237,8 @@ TEST_F(ReviewCodec, OnlyCreatesOfPodsAndWorkloadsReachTheEngine) {
       {"CREATE", "apps", "ReplicaSet", true},
       {"CREATE", "batch", "Job", true},
       {"CREATE", "batch", "CronJob", true},
+      {"CREATE", "", "ReplicationController", true},
+      {"CREATE", "", "PodTemplate", true},
       {"CREATE", "", "ConfigMap", false},
       {"CREATE", "kubeflow.org", "PyTorchJob", false},
       {"CREATE", "apps", "ControllerRevision", false},

@@ -267,5 +267,32 @@ spec:
   EXPECT_NE(r.out.find("Deployment team-a/trainer: DENIED"), std::string::npos) << r.out;
 }
 
+// The CLI accepts the core group's controllers, and the engine judges their templates: an
+// accepted kind is never waved through unjudged.
+TEST_F(ReviewTest, ReplicationControllerAndPodTemplateAreJudged) {
+  const std::string tmpl = R"(
+    metadata:
+      labels: {app: trainer, gpu-admission.io/class: training}
+    spec:
+      containers:
+      - name: main
+        image: cuda
+        resources: {limits: {nvidia.com/gpu: 16}}
+)";
+  dir_.write("rc.yaml", "apiVersion: v1\nkind: ReplicationController\n"
+                        "metadata: {name: trainer, namespace: team-a}\nspec:\n  template:" +
+                            tmpl);
+  dir_.write("pt.yaml", "apiVersion: v1\nkind: PodTemplate\n"
+                        "metadata: {name: trainer, namespace: team-a}\ntemplate:" +
+                            tmpl);
+  const auto rc = review("rc.yaml");
+  EXPECT_EQ(rc.exitCode, 1) << rc.out << rc.err;
+  EXPECT_NE(rc.out.find("ReplicationController team-a/trainer: DENIED"), std::string::npos)
+      << rc.out;
+  const auto pt = review("pt.yaml");
+  EXPECT_EQ(pt.exitCode, 1) << pt.out << pt.err;
+  EXPECT_NE(pt.out.find("PodTemplate team-a/trainer: DENIED"), std::string::npos) << pt.out;
+}
+
 }  // namespace
 }  // namespace gpua::cli::test

@@ -132,6 +132,29 @@ TEST(QuotaRender, ExemptNamespacesAreSkipped) {
   EXPECT_EQ(r.notes[0], "quota all: namespace kube-system is exempt, not rendered");
 }
 
+// The engine exempts a namespace that is listed OR whose labels match; a quota must not land in
+// a namespace the webhook never judges, nor skip one it does.
+TEST(QuotaRender, ExemptionIsAListedNameOrMatchingLabels) {
+  auto yaml = withQuotas(R"(  quotas:
+  - name: all
+    namespaces: {names: [kube-system, infra, team]}
+    scope: perNamespace
+    gpuEquivalents: 2
+)");
+  yaml.replace(yaml.find("  pools:"), 0,
+               "  exempt: {namespaces: {names: [kube-system], matchLabels: {exempt: \"yes\"}}}\n");
+  const auto namespaces = namespacesFromJson(parse(R"({"kind":"NamespaceList","items":[
+      {"metadata":{"name":"kube-system"}},
+      {"metadata":{"name":"infra","labels":{"exempt":"yes"}}},
+      {"metadata":{"name":"team"}}]})"));
+  const auto r = renderResourceQuotas(*loadPolicy(yaml), namespaces);
+  EXPECT_EQ(r.manifests, 1) << r.yaml;
+  EXPECT_NE(r.yaml.find(R"(namespace: "team")"), std::string::npos) << r.yaml;
+  ASSERT_EQ(r.notes.size(), 2u);
+  EXPECT_EQ(r.notes[0], "quota all: namespace kube-system is exempt, not rendered");
+  EXPECT_EQ(r.notes[1], "quota all: namespace infra is exempt, not rendered");
+}
+
 TEST(QuotaRender, NamespaceSpecs) {
   const auto ns = parseNamespaceSpec("team-a=team=vision,env=dev");
   EXPECT_EQ(ns.name, "team-a");

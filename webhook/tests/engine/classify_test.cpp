@@ -54,6 +54,8 @@ TEST(Classify, ExemptNamespaceByNameAndByLabels) {
   EXPECT_EQ(decideText(pod, p, podContext("infra", {{"gpu-admission.io/exempt", "true"}})).outcome,
             Outcome::Exempt);
   EXPECT_EQ(decideText(pod, p, podContext("infra", {})).outcome, Outcome::Unclassified);
+  // A listed name stays exempt when labels are also given and do not match: names OR labels.
+  EXPECT_EQ(decideText(pod, p, podContext("kube-system", {})).outcome, Outcome::Exempt);
 }
 
 TEST(Classify, FirstMatchingClassWinsWithReason) {

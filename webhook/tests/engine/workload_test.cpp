@@ -61,6 +61,28 @@ TEST(Workloads, CronJobTemplatePath) {
             0u);
 }
 
+// The core group's controllers: a ReplicationController keeps its template at spec.template, a
+// PodTemplate at template (no spec).
+TEST(Workloads, ReplicationControllerTemplateIsValidated) {
+  rapidjson::Document d =
+      parse(R"({"metadata":{"name":"rc"},"spec":{"template":)" + kTemplate16 + "}}");
+  const Decision decision =
+      decide(d, workload("", "ReplicationController"), makePolicy(), emptyUsage());
+  ASSERT_FALSE(decision.allowed()) << decision.reason;
+  EXPECT_EQ(decision.denial->message.rfind(
+                "ReplicationController \"rc\" pod template (spec.template) container", 0),
+            0u);
+}
+
+TEST(Workloads, PodTemplateTemplateIsValidated) {
+  rapidjson::Document d = parse(R"({"metadata":{"name":"pt"},"template":)" + kTemplate16 + "}");
+  const Decision decision = decide(d, workload("", "PodTemplate"), makePolicy(), emptyUsage());
+  ASSERT_FALSE(decision.allowed()) << decision.reason;
+  EXPECT_EQ(decision.denial->message.rfind("PodTemplate \"pt\" pod template (template) container",
+                                           0),
+            0u);
+}
+
 TEST(Workloads, PyTorchJobViaTemplateKinds) {
   const std::string job = R"({"metadata":{"name":"mnist"},"spec":{"pytorchReplicaSpecs":{)"
                           R"("Master":{"replicas":1,"template":)" +

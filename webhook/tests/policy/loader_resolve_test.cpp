@@ -195,8 +195,9 @@ TEST(LoaderResolve, EveryFieldReachesThePolicySet) {
   const PolicySet& p = *r.policy;
   EXPECT_EQ(p.name, "test");
   EXPECT_TRUE(p.hasExemptions);
-  EXPECT_TRUE(p.exemptNamespaces.matches("kube-system", {{"exempt", "yes"}}));
-  EXPECT_FALSE(p.exemptNamespaces.matches("kube-system", {}));
+  EXPECT_TRUE(p.exemptNamespaces.covers("kube-system", {}));  // a listed name, or ...
+  EXPECT_TRUE(p.exemptNamespaces.covers("infra", {{"exempt", "yes"}}));  // ... matching labels
+  EXPECT_FALSE(p.exemptNamespaces.covers("infra", {}));
 
   const Pool& pool = p.pools.at(0);
   EXPECT_EQ(pool.sharing, Sharing::Exclusive);

@@ -20,7 +20,7 @@ NamespaceSelector byName(const char* name) {
 
 TEST(NamespaceLabelRules, NamesEveryLabelSelectorAndNoNameSelector) {
   PolicySet p;
-  p.exemptNamespaces = byName("kube-system");
+  p.exemptNamespaces.names = {"kube-system"};
   WorkloadClass training;
   training.allowedNamespaces = byLabel("team", "vision");
   MatchRule byNs;
@@ -51,7 +51,7 @@ TEST(NamespaceLabelRules, NamesEveryLabelSelectorAndNoNameSelector) {
 
 TEST(NamespaceLabelRules, EmptyForAPolicyThatSelectsNamespacesOnlyByName) {
   PolicySet p;
-  p.exemptNamespaces = byName("kube-system");
+  p.exemptNamespaces.names = {"kube-system"};
   p.rollout = {{byName("dev"), Mode::Enforce}};
   EXPECT_TRUE(namespaceLabelRules(p).empty());
 }

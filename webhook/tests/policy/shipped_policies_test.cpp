@@ -33,8 +33,8 @@ TEST_F(ShippedPolicies, ExemptTheControlPlaneAndTheWebhook) {
   const auto& p = policy();
   ASSERT_TRUE(p.hasExemptions);
   for (const char* ns : {"kube-system", "gpu-operator", "gpu-admission"})
-    EXPECT_TRUE(p.exemptNamespaces.matches(ns, {})) << ns;
-  EXPECT_FALSE(p.exemptNamespaces.matches("team-vision", {}));
+    EXPECT_TRUE(p.exemptNamespaces.covers(ns, {})) << ns;
+  EXPECT_FALSE(p.exemptNamespaces.covers("team-vision", {}));
 }
 
 TEST_F(ShippedPolicies, PoolsCoverExclusiveMigAndTimeSlicing) {

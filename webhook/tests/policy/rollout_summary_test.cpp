@@ -1,0 +1,44 @@
+#include "policy/rollout_summary.hpp"
+
+#include <gtest/gtest.h>
+
+#include "policy_test_support.hpp"
+
+namespace gpua::policy {
+namespace {
+
+using testing::allErrors;
+using testing::doc;
+using testing::load;
+
+const char* const kPools =
+    "  pools: [{name: p, gpu: H100-80GB}]\n"
+    "  classes: [{name: c, match: {any: [{labels: {a: b}}]}, pools: [p]}]\n";
+
+TEST(RolloutSummary, ExemptNamesOrLabelsAreSaidAsAlternatives) {
+  const auto r = load(doc(std::string(kPools) +
+                          "  exempt: {namespaces: {names: [kube-system], matchLabels: {exempt: "
+                          "\"yes\"}}}\n"
+                          "  rollout: [{namespaces: [legacy], mode: audit}]\n"));
+  ASSERT_TRUE(r.ok()) << allErrors(r);
+  const auto lines = describeRollout(*r.policy);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0], "namespaces kube-system, or namespaces with labels exempt=yes: exempt");
+  EXPECT_EQ(lines[1], "namespaces legacy: audit");
+  EXPECT_EQ(lines[2], "every other namespace: enforce");
+}
+
+TEST(RolloutSummary, RolloutSelectorsStillNeedNameAndLabels) {
+  const auto r = load(doc(std::string(kPools) +
+                          "  rollout:\n"
+                          "  - {namespaces: {names: [a], matchLabels: {env: dev}}, mode: warn}\n"
+                          "  - {mode: audit}\n"));
+  ASSERT_TRUE(r.ok()) << allErrors(r);
+  const auto lines = describeRollout(*r.policy);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0], "namespaces a with labels env=dev: warn");
+  EXPECT_EQ(lines[1], "every other namespace: audit");
+}
+
+}  // namespace
+}  // namespace gpua::policy
