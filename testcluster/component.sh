@@ -6,8 +6,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/lib.sh"
 W=${GPUA_CLUSTER_DIR:-$(cd "$here/.." && pwd)/build/testcluster}
-[ -f "$W/env" ] || die "no cluster in $W (make cluster-up)"
-source "$W/env"
+load_cluster "$W"
 [ "${1:-}" = restart ] && [ -n "${2:-}" ] || die "usage: component.sh restart NAME"
 restart "$2" "$W"
 case "$2" in

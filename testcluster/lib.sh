@@ -100,7 +100,8 @@ make_pki() {
 
 b64() { base64 -w0 <"$1"; }
 
-write_cert_kubeconfig() { # file server ca cert key
+# write_kubeconfig FILE SERVER CA USER_FIELDS: one cluster, one user, one context.
+write_kubeconfig() {
   cat >"$1" <<EOF
 apiVersion: v1
 kind: Config
@@ -109,7 +110,7 @@ clusters:
   cluster: {server: "$2", certificate-authority-data: $(b64 "$3")}
 users:
 - name: user
-  user: {client-certificate-data: $(b64 "$4"), client-key-data: $(b64 "$5")}
+  user: {$4}
 contexts:
 - name: test
   context: {cluster: test, user: user}
@@ -117,21 +118,19 @@ current-context: test
 EOF
 }
 
+write_cert_kubeconfig() { # file server ca cert key
+  write_kubeconfig "$1" "$2" "$3" "client-certificate-data: $(b64 "$4"), client-key-data: $(b64 "$5")"
+}
+
 write_token_kubeconfig() { # file server ca token
-  cat >"$1" <<EOF
-apiVersion: v1
-kind: Config
-clusters:
-- name: test
-  cluster: {server: "$2", certificate-authority-data: $(b64 "$3")}
-users:
-- name: gpu-admission
-  user: {token: "$4"}
-contexts:
-- name: test
-  context: {cluster: test, user: gpu-admission}
-current-context: test
-EOF
+  write_kubeconfig "$1" "$2" "$3" "token: \"$4\""
+}
+
+# load_cluster W: the variables up.sh recorded for the cluster in W (ports, binaries, policies).
+load_cluster() {
+  [ -f "$1/env" ] || die "no cluster in $1 (make cluster-up)"
+  # shellcheck disable=SC1091
+  source "$1/env"
 }
 
 # deploy/overlays/self-signed rendered as its header tells a user to (certs from

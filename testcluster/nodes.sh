@@ -9,8 +9,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/lib.sh"
 W=${GPUA_CLUSTER_DIR:-$(cd "$here/.." && pwd)/build/testcluster}
-[ -f "$W/env" ] || die "no cluster in $W (make cluster-up)"
-source "$W/env"
+load_cluster "$W"
 export KUBECONFIG="$W/admin.kubeconfig"
 k() { "$BIN/kubectl" "$@"; }
 [ "${1:-}" = apply ] && [ -f "${2:-}" ] || die "usage: nodes.sh apply FILE"

@@ -11,8 +11,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 source "$here/lib.sh"
 W=${GPUA_CLUSTER_DIR:-$(cd "$here/.." && pwd)/build/testcluster}
-[ -f "$W/env" ] || die "no cluster in $W (make cluster-up)"
-source "$W/env"
+load_cluster "$W"
 action=${1:?usage: webhook.sh start|stop [NAME [PORT]]}
 name=${2:-gpu-admission}
 port=${3:-$WEBHOOK_PORT}

@@ -212,7 +212,8 @@ backend replicas
 }
 
 func requestsServed(t *testing.T, port string) float64 {
-	return webhookMetricsAt(t, port).value("gpu_admission_requests_total", `path="/validate"`)
+	m := webhookMetricsAt(t, port)
+	return m.value("gpu_admission_requests_total", `path="/mutate"`) + m.value("gpu_admission_requests_total", `path="/validate"`)
 }
 
 // pointWebhooksAt re-applies the webhook configurations with every URL based at base, and waits
