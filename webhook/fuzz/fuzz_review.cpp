@@ -17,7 +17,7 @@
 #include <string>
 #include <string_view>
 
-#include "admission/depth_limited_parse.hpp"
+#include "kube/depth_limited_parse.hpp"
 #include "admission/review.hpp"
 #include "engine/json_patch_apply.hpp"
 #include "engine/patch_op.hpp"
@@ -118,7 +118,7 @@ void checkPatch(std::string_view body, const admission::ReviewResult& first, boo
   // one the request path uses), so the patch is applied to the object the engine saw.
   rapidjson::Document review;
   std::string text(body);
-  admission::parseInSituWithDepthLimit(text, review);
+  kube::parseInSituWithDepthLimit(text, review);
   if (!review.IsObject()) fail("a patch for a body that is not an object");
   const auto request = review.FindMember("request");
   if (request == review.MemberEnd() || !request->value.IsObject())

@@ -1,9 +1,7 @@
 #include "admission/request_parser.hpp"
 
-#include <rapidjson/error/en.h>
-
-#include "admission/control_bytes.hpp"
-#include "admission/depth_limited_parse.hpp"
+#include "kube/json.hpp"
+#include "kube/json_parse.hpp"
 #include "engine/workload_kinds.hpp"
 
 namespace gpua::admission {
@@ -15,11 +13,7 @@ constexpr std::string_view kReviewKind = "AdmissionReview";
 
 using rapidjson::Value;
 
-const Value* member(const Value& v, const char* key) {
-  if (!v.IsObject()) return nullptr;
-  auto it = v.FindMember(key);
-  return it == v.MemberEnd() ? nullptr : &it->value;
-}
+using kube::json::member;
 
 // The string at `key`, or nullopt when absent or not a string.
 std::optional<std::string_view> stringAt(const Value& v, const char* key) {
@@ -105,34 +99,15 @@ void fillContext(AdmissionRequest& r, const Value& request, const engine::UsageS
   c.dryRun = dryRun != nullptr && dryRun->IsBool() && dryRun->GetBool();
 }
 
-std::string controlByteProblem(unsigned char c) {
-  if (c == 0) return "NUL byte in body";
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  const std::string code = {'U', '+', '0', '0', kHex[c >> 4], kHex[c & 0xF]};
-  return "unescaped control character " + code + " (RFC 8259: escape it as \\u00" + code.substr(4) +
-         " inside a string)";
-}
-
 }  // namespace
 
 std::optional<RequestError> parseJsonInSitu(std::string& buffer, rapidjson::Document& doc) {
   if (buffer.find_first_not_of(" \t\r\n") == std::string::npos)
     return error("invalid-json", "empty request body");
-  // In-situ parsing stops at a NUL (one would hide trailing garbage), and the reader lets some
-  // raw control bytes through inside strings: refuse every one, wherever it is.
-  if (const std::size_t at = findForbiddenControlByte(buffer); at != std::string::npos)
-    return error("invalid-json", "invalid JSON at byte offset " + std::to_string(at) + ": " +
-                                     controlByteProblem(static_cast<unsigned char>(buffer[at])));
-  const DepthLimitedParse parsed = parseInSituWithDepthLimit(buffer, doc);
-  if (parsed.tooDeep)
-    return error("too-deep", "JSON nesting deeper than " + std::to_string(kMaxJsonDepth) +
-                                 " levels at byte offset " +
-                                 std::to_string(parsed.result.Offset()));
-  if (parsed.result.IsError())
-    return error("invalid-json", "invalid JSON at byte offset " +
-                                     std::to_string(parsed.result.Offset()) + ": " +
-                                     rapidjson::GetParseError_En(parsed.result.Code()));
-  return std::nullopt;
+  const kube::JsonParseResult parsed = kube::parseJsonInSitu(buffer, doc);
+  if (parsed.ok()) return std::nullopt;
+  const bool tooDeep = parsed.problem == kube::JsonParseResult::Problem::TooDeep;
+  return error(tooDeep ? "too-deep" : "invalid-json", parsed.message);
 }
 
 std::variant<AdmissionRequest, RequestError> readAdmissionRequest(

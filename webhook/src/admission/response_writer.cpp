@@ -4,7 +4,7 @@
 #include <rapidjson/writer.h>
 
 #include "admission/audit_annotations.hpp"
-#include "admission/base64.hpp"
+#include "kube/base64.hpp"
 #include "admission/text_sanitizer.hpp"
 #include "admission/warnings.hpp"
 #include "engine/patch_op.hpp"
@@ -50,7 +50,7 @@ void writePatch(JsonWriter& w, const engine::Patch& patch) {
   // copy of a patch that may be many kilobytes. RawValue keeps the writer's state consistent.
   thread_local std::string encoded;  // keeps its capacity across requests
   encoded.assign(1, '"');
-  base64Append(encoded, engine::serializePatch(patch));
+  kube::base64Append(encoded, engine::serializePatch(patch));
   encoded.push_back('"');
   w.RawValue(encoded.data(), encoded.size(), rapidjson::kStringType);
 }

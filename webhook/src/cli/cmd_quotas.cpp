@@ -1,7 +1,6 @@
 // gpu-admission quotas render: writes the native ResourceQuota backstop for the policy's quotas
 // (see docs/quotas.md for the conversion rule and what ResourceQuota cannot express).
 #include <rapidjson/document.h>
-#include <rapidjson/error/en.h>
 
 #include <cstdio>
 #include <fstream>
@@ -13,6 +12,7 @@
 
 #include "cli/command_registry.hpp"
 #include "cluster/quota_render.hpp"
+#include "kube/json_parse.hpp"
 #include "policy/loader.hpp"
 
 namespace gpua::cli {
@@ -87,12 +87,8 @@ std::vector<cluster::NamespaceInfo> readNamespaces(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   rapidjson::Document d;
-  const auto s = text.str();
-  d.Parse(s.data(), s.size());
-  if (d.HasParseError())
-    throw std::runtime_error(path + ": invalid JSON at offset " +
-                             std::to_string(d.GetErrorOffset()) + ": " +
-                             rapidjson::GetParseError_En(d.GetParseError()));
+  if (const auto parsed = kube::parseJson(text.str(), d); !parsed.ok())
+    throw std::runtime_error(path + ": " + parsed.message);
   return cluster::namespacesFromJson(d);
 }
 

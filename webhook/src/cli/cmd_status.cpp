@@ -21,7 +21,7 @@
 #include "cluster/api_config.hpp"
 #include "cluster/cluster_lists.hpp"
 #include "cluster/node_decode.hpp"
-#include "cluster/rfc3339.hpp"
+#include "kube/rfc3339.hpp"
 #include "cluster/status_report.hpp"
 #include "cluster/supply_ledger.hpp"
 #include "cluster/usage_file.hpp"
@@ -89,7 +89,7 @@ Inputs fromCluster(const Args& args) {
 
 double nowOf(const Args& args) {
   if (auto text = args.get("--now")) {
-    if (auto t = cluster::parseRfc3339(*text)) return *t;
+    if (auto t = kube::parseRfc3339(*text)) return *t;
     throw UsageError("--now must be an RFC 3339 time such as 2026-12-01T10:00:00Z");
   }
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();

@@ -52,9 +52,9 @@ std::vector<std::string> asStrings(const Value& v, const std::string& key, const
   return out;
 }
 
-policy::Labels asLabels(const Value& v, const Where& w) {
+kube::Labels asLabels(const Value& v, const Where& w) {
   if (!v.IsObject()) w.fail("namespaceLabels must be a mapping");
-  policy::Labels labels;
+  kube::Labels labels;
   for (const auto& m : v.GetObject())
     labels[m.name.GetString()] = asString(m.value, "namespaceLabels values", w);
   return labels;

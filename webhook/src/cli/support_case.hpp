@@ -12,7 +12,7 @@
 
 #include "engine/supply.hpp"
 #include "engine/usage.hpp"
-#include "policy/label_selector.hpp"
+#include "kube/label_selector.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::cli {
@@ -53,7 +53,7 @@ struct TestCase {
   // The request namespace; empty = the object's metadata.namespace, else "default" (as
   // `review` resolves it).
   std::string namespaceName;
-  policy::Labels namespaceLabels;
+  kube::Labels namespaceLabels;
   std::string operation = "CREATE";
   CaseUsage usage;
   // `nodes:` resolved paths (kubectl get nodes -o json); empty = no node data, capacity checks

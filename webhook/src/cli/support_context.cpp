@@ -23,8 +23,8 @@ std::shared_ptr<const policy::PolicySet> loadPolicies(const std::vector<std::str
                    " error(s) above (run 'gpu-admission lint' for hints)");
 }
 
-policy::Labels parseLabelList(const std::string& text) {
-  policy::Labels labels;
+kube::Labels parseLabelList(const std::string& text) {
+  kube::Labels labels;
   std::size_t start = 0;
   while (start <= text.size()) {
     auto end = text.find(',', start);

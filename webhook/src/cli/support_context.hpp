@@ -8,7 +8,7 @@
 
 #include "engine/supply.hpp"
 #include "engine/usage.hpp"
-#include "policy/label_selector.hpp"
+#include "kube/label_selector.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::cli {
@@ -18,7 +18,7 @@ namespace gpua::cli {
 std::shared_ptr<const policy::PolicySet> loadPolicies(const std::vector<std::string>& paths);
 
 // "team=vision,env=dev" -> labels. Throws UsageError on an entry without '='.
-policy::Labels parseLabelList(const std::string& text);
+kube::Labels parseLabelList(const std::string& text);
 
 // No usage file given: quotas are checked against an empty cluster (available, nothing in use).
 engine::UsageSnapshot emptyUsage();

@@ -1,6 +1,5 @@
 #include "cli/support_document.hpp"
 
-#include <rapidjson/error/en.h>
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -14,6 +13,8 @@
 #include <iterator>
 #include <regex>
 #include <sstream>
+
+#include "kube/json_parse.hpp"
 
 namespace gpua::cli {
 namespace {
@@ -133,9 +134,8 @@ void yamlToJson(const YAML::Node& node, rapidjson::Value& out, Alloc& alloc,
 
 rapidjson::Document parseJson(std::string_view text, const std::string& name) {
   rapidjson::Document doc;
-  parseJsonPadded(doc, text);
-  if (doc.HasParseError()) {
-    const std::size_t offset = doc.GetErrorOffset();
+  if (const auto parsed = kube::parseJson(text, doc); !parsed.ok()) {
+    const std::size_t offset = parsed.offset;
     int line = 1, column = 1;
     for (std::size_t i = 0; i < offset && i < text.size(); ++i) {
       if (text[i] == '\n') {
@@ -146,7 +146,7 @@ rapidjson::Document parseJson(std::string_view text, const std::string& name) {
       }
     }
     throw InputError(name + ":" + std::to_string(line) + ":" + std::to_string(column) +
-                     ": invalid JSON: " + rapidjson::GetParseError_En(doc.GetParseError()));
+                     ": invalid JSON: " + parsed.reason);
   }
   return doc;
 }
@@ -242,14 +242,6 @@ std::string toYaml(const rapidjson::Value& value) {
   std::string s = out.c_str();
   if (s.empty() || s.back() != '\n') s += '\n';
   return s;
-}
-
-void parseJsonPadded(rapidjson::Document& doc, std::string_view text) {
-  constexpr std::size_t kSimdSlack = 64;
-  std::string padded;
-  padded.reserve(text.size() + kSimdSlack);
-  padded.assign(text);
-  doc.Parse(padded.c_str(), padded.size());
 }
 
 std::string toJson(const rapidjson::Value& value, bool pretty) {

@@ -36,8 +36,4 @@ std::string toYaml(const rapidjson::Value& value);
 
 std::string toJson(const rapidjson::Value& value, bool pretty);
 
-// doc.Parse(text) from a padded copy: RapidJSON's SSE2 string scanning (RAPIDJSON_SSE2) reads
-// aligned 16-byte blocks that may run past the end of the text's own allocation.
-void parseJsonPadded(rapidjson::Document& doc, std::string_view text);
-
 }  // namespace gpua::cli

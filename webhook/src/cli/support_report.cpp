@@ -1,6 +1,7 @@
 #include "cli/support_report.hpp"
 
 #include "cli/support_document.hpp"
+#include "kube/json_parse.hpp"
 
 namespace gpua::cli {
 namespace {
@@ -93,7 +94,7 @@ void reportJson(const ReviewReport& r, Value& out, rapidjson::Document::Allocato
   for (const auto& [k, v] : r.auditAnnotations) audit.AddMember(str(k), str(v), a);
   out.AddMember("auditAnnotations", audit, a);
   rapidjson::Document patch;
-  parseJsonPadded(patch, r.patchJson.empty() ? "[]" : r.patchJson);
+  kube::parseJson(r.patchJson.empty() ? "[]" : r.patchJson, patch);  // our own serialization
   out.AddMember("patch", Value(patch, a), a);
   out.AddMember("patchedObject", Value(r.patched, a), a);
 }

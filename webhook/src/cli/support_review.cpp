@@ -5,12 +5,14 @@
 
 #include <atomic>
 
-#include "admission/base64.hpp"
+#include "kube/base64.hpp"
 #include "admission/review.hpp"
 #include "admission/warning_split.hpp"
 #include "cli/support_document.hpp"
 #include "engine/json_patch_apply.hpp"
 #include "engine/workload_kinds.hpp"
+#include "kube/json.hpp"
+#include "kube/json_parse.hpp"
 
 namespace gpua::cli {
 namespace {
@@ -18,17 +20,10 @@ namespace {
 using rapidjson::Value;
 
 std::string stringAt(const Value& obj, const char* key) {
-  if (!obj.IsObject()) return {};
-  auto it = obj.FindMember(key);
-  if (it == obj.MemberEnd() || !it->value.IsString()) return {};
-  return {it->value.GetString(), it->value.GetStringLength()};
+  return std::string(kube::json::stringMember(&obj, key));
 }
 
-const Value* memberAt(const Value& obj, const char* key) {
-  if (!obj.IsObject()) return nullptr;
-  auto it = obj.FindMember(key);
-  return it == obj.MemberEnd() ? nullptr : &it->value;
-}
+using kube::json::member;
 
 // "Deployment" -> "deployments", "Policy" -> "policies": good enough for request.resource,
 // which the engine does not read but a real request always carries.
@@ -51,7 +46,7 @@ void identify(const Value& object, ReviewReport& r) {
 }
 
 void fillNames(const ReviewRequest& req, ReviewReport& r) {
-  const Value* meta = memberAt(*req.object, "metadata");
+  const Value* meta = member(*req.object, "metadata");
   const std::string metaNs = meta ? stringAt(*meta, "namespace") : "";
   r.namespaceName = requestNamespace(*req.object, req.namespaceName);
   if (!req.namespaceName.empty() && !metaNs.empty() && metaNs != req.namespaceName)
@@ -92,7 +87,7 @@ std::string buildRequest(const ReviewRequest& req, const ReviewReport& r) {
   request.AddMember("resource", gvk("resource", pluralOf(r.kind)), a);
   request.AddMember("requestKind", gvk("kind", r.kind), a);
   request.AddMember("requestResource", gvk("resource", pluralOf(r.kind)), a);
-  const Value* meta = memberAt(r.sent, "metadata");
+  const Value* meta = member(r.sent, "metadata");
   if (std::string name = meta ? stringAt(*meta, "name") : ""; !name.empty())
     request.AddMember("name", str(name), a);
   request.AddMember("namespace", str(r.namespaceName), a);
@@ -132,7 +127,7 @@ engine::Patch decodePatchArray(const Value& arr) {
       throw ReviewError("response patch has an unsupported op \"" + kind + "\"");
     }
     p.path = stringAt(op, "path");
-    if (const Value* v = memberAt(op, "value")) p.valueJson = toJson(*v, false);
+    if (const Value* v = member(op, "value")) p.valueJson = toJson(*v, false);
     patch.push_back(std::move(p));
   }
   return patch;
@@ -143,35 +138,34 @@ void decodePatch(const Value& resp, ReviewReport& r) {
   if (b64.empty()) return;
   if (stringAt(resp, "patchType") != "JSONPatch")
     throw ReviewError("response has a patch without patchType JSONPatch");
-  auto raw = admission::base64Decode(b64);
+  auto raw = kube::base64Decode(b64);
   if (!raw) throw ReviewError("response patch is not valid base64");
   rapidjson::Document arr;
-  parseJsonPadded(arr, *raw);
-  if (arr.HasParseError()) throw ReviewError("response patch is not valid JSON");
+  if (!kube::parseJson(*raw, arr).ok()) throw ReviewError("response patch is not valid JSON");
   r.patch = decodePatchArray(arr);
   r.patchJson = *raw;
 }
 
 void decodeResponse(const std::string& body, ReviewReport& r) {
-  parseJsonPadded(r.response, body);
-  if (r.response.HasParseError()) throw ReviewError("the webhook answered with invalid JSON");
-  const Value* resp = memberAt(r.response, "response");
+  if (!kube::parseJson(body, r.response).ok())
+    throw ReviewError("the webhook answered with invalid JSON");
+  const Value* resp = member(r.response, "response");
   if (!resp || !resp->IsObject()) throw ReviewError("the webhook's answer has no response");
-  const Value* allowed = memberAt(*resp, "allowed");
+  const Value* allowed = member(*resp, "allowed");
   if (!allowed || !allowed->IsBool()) throw ReviewError("response.allowed is missing");
   r.allowed = allowed->GetBool();
-  if (const Value* st = memberAt(*resp, "status"); st && st->IsObject()) {
-    if (const Value* c = memberAt(*st, "code"); c && c->IsInt()) r.statusCode = c->GetInt();
+  if (const Value* st = member(*resp, "status"); st && st->IsObject()) {
+    if (const Value* c = member(*st, "code"); c && c->IsInt()) r.statusCode = c->GetInt();
     r.statusReason = stringAt(*st, "reason");
     r.statusMessage = stringAt(*st, "message");
   }
-  if (const Value* w = memberAt(*resp, "warnings"); w && w->IsArray()) {
+  if (const Value* w = member(*resp, "warnings"); w && w->IsArray()) {
     std::vector<std::string> lines;
     for (const auto& s : w->GetArray())
       if (s.IsString()) lines.emplace_back(s.GetString(), s.GetStringLength());
     r.warnings = admission::joinWarningLines(lines);  // the apiserver gets them in short lines
   }
-  if (const Value* aa = memberAt(*resp, "auditAnnotations"); aa && aa->IsObject())
+  if (const Value* aa = member(*resp, "auditAnnotations"); aa && aa->IsObject())
     for (const auto& m : aa->GetObject())
       if (m.value.IsString()) r.auditAnnotations[m.name.GetString()] = m.value.GetString();
   decodePatch(*resp, r);
@@ -181,7 +175,7 @@ void decodeResponse(const std::string& body, ReviewReport& r) {
 
 std::string requestNamespace(const rapidjson::Value& object, const std::string& given) {
   if (!given.empty()) return given;
-  const Value* meta = memberAt(object, "metadata");
+  const Value* meta = member(object, "metadata");
   const std::string metaNs = meta ? stringAt(*meta, "namespace") : "";
   return metaNs.empty() ? "default" : metaNs;
 }
@@ -218,7 +212,7 @@ ReviewReport runReview(const ReviewRequest& req, const policy::PolicySet& policy
 std::string patchToPrettyJson(const ReviewReport& report) {
   if (report.patchJson.empty()) return "[]";
   rapidjson::Document d;
-  parseJsonPadded(d, report.patchJson);
+  kube::parseJson(report.patchJson, d);  // decoded and checked by decodePatch
   return toJson(d, true);
 }
 

@@ -15,9 +15,12 @@
 #include <cstdint>
 #include <limits>
 
-#include "cluster/json_util.hpp"
+#include "kube/json.hpp"
+#include "kube/json_parse.hpp"
 
 namespace gpua::cluster {
+
+namespace json = kube::json;
 
 namespace asio = boost::asio;
 namespace beast = boost::beast;
@@ -31,8 +34,7 @@ constexpr std::size_t kMaxListBody = 512u << 20;
 
 std::string statusMessage(std::string_view body) {
   rapidjson::Document d;
-  d.Parse(body.data(), body.size());
-  if (d.HasParseError()) return std::string(body.substr(0, 200));
+  if (!kube::parseJson(body, d).ok()) return std::string(body.substr(0, 200));
   return std::string(json::string(json::member(d, "message")));
 }
 

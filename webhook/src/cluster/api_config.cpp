@@ -8,6 +8,8 @@
 #include <sstream>
 #include <vector>
 
+#include "kube/base64.hpp"
+
 namespace gpua::cluster {
 
 namespace {
@@ -28,24 +30,16 @@ std::string trim(std::string s) {
   return s.substr(first, s.find_last_not_of(" \t\r\n") - first + 1);
 }
 
-std::string base64Decode(const std::string& in, const std::string& where) {
-  static const std::string alphabet =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  uint32_t acc = 0;
-  int bits = 0;
-  for (char c : in) {
-    if (c == '=' || c == '\n' || c == '\r' || c == ' ') continue;
-    const auto pos = alphabet.find(c);
-    if (pos == std::string::npos) throw ClusterConfigError(where + ": invalid base64");
-    acc = (acc << 6) | static_cast<uint32_t>(pos);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      out.push_back(static_cast<char>((acc >> bits) & 0xff));
-    }
-  }
-  return out;
+// A kubeconfig's *-data field: standard base64, possibly wrapped over lines or left unpadded.
+std::string decodeData(const std::string& in, const std::string& where) {
+  std::string text;
+  text.reserve(in.size() + 3);
+  for (char c : in)
+    if (c != '\n' && c != '\r' && c != ' ') text.push_back(c);
+  while (text.size() % 4 != 0) text.push_back('=');
+  auto out = kube::base64Decode(text);
+  if (!out) throw ClusterConfigError(where + ": invalid base64");
+  return std::move(*out);
 }
 
 // Splits "https://host:port/path" into host and port (IPv6 literals in brackets).
@@ -82,7 +76,7 @@ YAML::Node findNamed(const YAML::Node& list, const std::string& name, const std:
 std::string fileOrData(const YAML::Node& node, const std::string& key, const fs::path& baseDir,
                        const std::string& where) {
   if (const auto data = node[key + "-data"]; data)
-    return base64Decode(data.as<std::string>(), where + "." + key + "-data");
+    return decodeData(data.as<std::string>(), where + "." + key + "-data");
   if (const auto file = node[key]; file) {
     fs::path p = file.as<std::string>();
     if (p.is_relative()) p = baseDir / p;

@@ -7,10 +7,13 @@
 #include <string>
 
 #include "cluster/api_client.hpp"
-#include "cluster/json_util.hpp"
+#include "kube/json.hpp"
+#include "kube/json_parse.hpp"
 #include "cluster/list_watch.hpp"
 
 namespace gpua::cluster {
+
+namespace json = kube::json;
 
 namespace asio = boost::asio;
 
@@ -25,8 +28,7 @@ asio::awaitable<void> listInto(ApiClient& client, const std::string& resource,
     if (!next.empty()) target += "&continue=" + urlEncode(next);
     const auto body = co_await client.get(target, timeout);
     rapidjson::Document page;
-    page.Parse(body.data(), body.size());
-    if (page.HasParseError() || !page.IsObject())
+    if (!kube::parseJson(body, page).ok() || !page.IsObject())
       throw std::runtime_error("malformed " + resource + " list from " + client.config().url());
     if (const auto* items = json::member(page, "items"); items != nullptr && items->IsArray())
       for (const auto& item : items->GetArray())

@@ -2,10 +2,12 @@
 
 #include <utility>
 
-#include "cluster/json_util.hpp"
+#include "kube/json.hpp"
 #include "engine/gpu_usage.hpp"
 
 namespace gpua::cluster {
+
+namespace json = kube::json;
 
 namespace {
 
@@ -16,17 +18,6 @@ uint64_t groupKey(uint32_t ns, uint32_t cls) {
 std::string_view namespaceOf(const rapidjson::Value& pod) {
   auto ns = json::path(pod, "metadata", "namespace");
   return ns.empty() ? std::string_view("default") : ns;
-}
-
-policy::Labels labelsOf(const rapidjson::Value& object) {
-  policy::Labels labels;
-  const auto* l = json::member(json::member(object, "metadata"), "labels");
-  if (l == nullptr || !l->IsObject()) return labels;
-  for (const auto& m : l->GetObject())
-    if (m.value.IsString())
-      labels.emplace(std::string(m.name.GetString(), m.name.GetStringLength()),
-                     std::string(m.value.GetString(), m.value.GetStringLength()));
-  return labels;
 }
 
 }  // namespace
@@ -178,7 +169,7 @@ void Ledger::upsertNamespace(const rapidjson::Value& ns) {
   auto name = json::path(ns, "metadata", "name");
   if (name.empty()) return;
   auto& target = stagingNamespaces_ ? stagedNamespaces_ : namespaceLabels_;
-  target.insert_or_assign(std::string(name), labelsOf(ns));
+  target.insert_or_assign(std::string(name), json::labelsOf(ns));
 }
 
 void Ledger::applyNamespaceList(const rapidjson::Value& items) {
@@ -212,7 +203,7 @@ void Ledger::applyNamespaceEvent(EventType type, const rapidjson::Value& ns) {
     if (it != namespaceLabels_.end()) namespaceLabels_.erase(it);
     return;
   }
-  namespaceLabels_.insert_or_assign(std::string(name), labelsOf(ns));
+  namespaceLabels_.insert_or_assign(std::string(name), json::labelsOf(ns));
 }
 
 std::shared_ptr<const engine::UsageSnapshot> Ledger::snapshot(bool available,

@@ -102,10 +102,10 @@ class Ledger {
   std::unordered_map<std::string, uint32_t> ids_;
   std::unordered_map<std::string, PodRecord> pods_;  // by uid (or namespace/name without uid)
   std::unordered_map<uint64_t, Group> groups_;       // (ns << 32 | class) -> group
-  std::map<std::string, policy::Labels, std::less<>> namespaceLabels_;
+  std::map<std::string, kube::Labels, std::less<>> namespaceLabels_;
   // Staging areas of paginated lists.
   std::unordered_map<std::string, PodRecord> stagedPods_;
-  std::map<std::string, policy::Labels, std::less<>> stagedNamespaces_;
+  std::map<std::string, kube::Labels, std::less<>> stagedNamespaces_;
   bool stagingPods_ = false;
   bool stagingNamespaces_ = false;
 };

@@ -6,9 +6,12 @@
 
 #include <cctype>
 
-#include "cluster/json_util.hpp"
+#include "kube/json.hpp"
+#include "kube/json_parse.hpp"
 
 namespace gpua::cluster {
+
+namespace json = kube::json;
 
 namespace asio = boost::asio;
 using asio::use_awaitable;
@@ -110,8 +113,7 @@ asio::awaitable<void> ListWatch::list() {
     if (!next.empty()) target += "&continue=" + urlEncode(next);
     const auto body = co_await client_.get(target, options_.requestTimeout);
     rapidjson::Document page;
-    page.Parse(body.data(), body.size());
-    if (page.HasParseError() || !page.IsObject())
+    if (!kube::parseJson(body, page).ok() || !page.IsObject())
       throw std::runtime_error("malformed " + resource_ + " list from " + client_.config().url());
     if (const auto* items = json::member(page, "items")) handlers_.addPage(*items);
     resourceVersion = json::path(page, "metadata", "resourceVersion");
@@ -143,9 +145,9 @@ asio::awaitable<void> ListWatch::watchOnce() {
 
 void ListWatch::onLine(std::string_view line) {
   rapidjson::Document event;
-  event.Parse(line.data(), line.size());
+  const bool parsed = kube::parseJson(line, event).ok();
   const auto* object = json::member(event, "object");
-  if (event.HasParseError() || object == nullptr || !object->IsObject())
+  if (!parsed || object == nullptr || !object->IsObject())
     throw std::runtime_error("malformed " + resource_ + " watch event from " +
                              client_.config().url());
   const auto type = json::string(json::member(event, "type"));

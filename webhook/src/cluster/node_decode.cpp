@@ -1,16 +1,17 @@
 #include "cluster/node_decode.hpp"
 
-#include <rapidjson/error/en.h>
-
 #include <algorithm>
 #include <fstream>
 #include <limits>
 #include <sstream>
 
-#include "cluster/json_util.hpp"
+#include "kube/json.hpp"
+#include "kube/json_parse.hpp"
 #include "engine/resource_quantity.hpp"
 
 namespace gpua::cluster {
+
+namespace json = kube::json;
 
 namespace {
 
@@ -22,17 +23,6 @@ std::optional<int64_t> millisOf(const rapidjson::Value* v) {
   if (v->IsInt64() && v->GetInt64() >= 0 && v->GetInt64() <= kMaxMillis / 1000)
     return v->GetInt64() * 1000;
   return std::nullopt;
-}
-
-policy::Labels labelsOf(const rapidjson::Value& node) {
-  policy::Labels labels;
-  const auto* l = json::member(json::member(node, "metadata"), "labels");
-  if (l == nullptr || !l->IsObject()) return labels;
-  for (const auto& m : l->GetObject())
-    if (m.value.IsString())
-      labels.emplace(std::string(m.name.GetString(), m.name.GetStringLength()),
-                     std::string(m.value.GetString(), m.value.GetStringLength()));
-  return labels;
 }
 
 std::vector<policy::Taint> taintsOf(const rapidjson::Value& node) {
@@ -128,7 +118,7 @@ std::optional<engine::NodeSupply> decodeNode(const rapidjson::Value& node,
   if (name.empty()) return std::nullopt;
   engine::NodeSupply out;
   out.name = std::string(name);
-  out.labels = labelsOf(node);
+  out.labels = json::labelsOf(node);
   out.taints = taintsOf(node);
   out.ready = readyOf(node);
   const auto* unschedulable = json::member(json::member(node, "spec"), "unschedulable");
@@ -149,10 +139,8 @@ std::vector<engine::NodeSupply> loadNodesFile(const std::string& path,
                                               const NodeResourceFilter& filter) {
   const auto text = readFile(path);
   rapidjson::Document doc;
-  doc.Parse(text.data(), text.size());
-  if (doc.HasParseError())
-    throw NodesFileError(path + ": invalid JSON at offset " + std::to_string(doc.GetErrorOffset()) +
-                         ": " + rapidjson::GetParseError_En(doc.GetParseError()));
+  if (const auto parsed = kube::parseJson(text, doc); !parsed.ok())
+    throw NodesFileError(path + ": " + parsed.message);
   if (!doc.IsObject() && !doc.IsArray())
     throw NodesFileError(path + ": expected a JSON list of nodes (kubectl get nodes -o json)");
   return nodesFromList(doc, filter);

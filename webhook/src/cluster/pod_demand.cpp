@@ -3,11 +3,13 @@
 #include <map>
 #include <string>
 
-#include "cluster/json_util.hpp"
+#include "kube/json.hpp"
 #include "engine/pod_request_fold.hpp"
 #include "engine/quantity.hpp"
 
 namespace gpua::cluster {
+
+namespace json = kube::json;
 
 namespace {
 

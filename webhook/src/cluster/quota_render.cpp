@@ -5,10 +5,12 @@
 #include <map>
 #include <set>
 
-#include "cluster/json_util.hpp"
+#include "kube/json.hpp"
 #include "engine/gpu_usage.hpp"
 
 namespace gpua::cluster {
+
+namespace json = kube::json;
 
 namespace {
 
@@ -118,11 +120,11 @@ std::optional<std::vector<std::string>> targets(
   }
   std::vector<std::string> kept;
   for (const auto& name : out) {
-    const policy::Labels* labels = nullptr;
+    const kube::Labels* labels = nullptr;
     if (namespaces)
       for (const auto& ns : *namespaces)
         if (ns.name == name) labels = &ns.labels;
-    if (p.exemptNamespaces.covers(name, labels ? *labels : policy::Labels{}))
+    if (p.exemptNamespaces.covers(name, labels ? *labels : kube::Labels{}))
       notes.push_back("quota " + q.name + ": namespace " + name + " is exempt, not rendered");
     else
       kept.push_back(name);
@@ -172,11 +174,7 @@ std::vector<NamespaceInfo> namespacesFromJson(const rapidjson::Value& list) {
   auto add = [&](const rapidjson::Value& ns) {
     auto name = json::path(ns, "metadata", "name");
     if (name.empty()) return;
-    NamespaceInfo info{std::string(name), {}};
-    if (const auto* l = json::member(json::member(ns, "metadata"), "labels"); l && l->IsObject())
-      for (const auto& m : l->GetObject())
-        if (m.value.IsString()) info.labels[m.name.GetString()] = m.value.GetString();
-    out.push_back(std::move(info));
+    out.push_back({std::string(name), json::labelsOf(ns)});
   };
   const auto* items = list.IsArray() ? &list : json::member(list, "items");
   if (items != nullptr && items->IsArray()) {

@@ -18,14 +18,14 @@
 #include <string>
 #include <vector>
 
-#include "policy/label_selector.hpp"
+#include "kube/label_selector.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::cluster {
 
 struct NamespaceInfo {
   std::string name;
-  policy::Labels labels;
+  kube::Labels labels;
 };
 
 class NamespaceSpecError : public std::runtime_error {

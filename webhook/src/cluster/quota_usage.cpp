@@ -8,13 +8,13 @@ namespace gpua::cluster {
 namespace {
 
 // Every namespace the snapshot knows of, with its labels (empty when unknown).
-std::vector<std::pair<std::string_view, const policy::Labels*>> knownNamespaces(
+std::vector<std::pair<std::string_view, const kube::Labels*>> knownNamespaces(
     const engine::UsageSnapshot& usage) {
-  static const policy::Labels kNone;
+  static const kube::Labels kNone;
   std::set<std::string_view> names;
   for (const auto& [ns, labels] : usage.namespaceLabels) names.insert(ns);
   for (const auto& [ns, u] : usage.namespaces) names.insert(ns);
-  std::vector<std::pair<std::string_view, const policy::Labels*>> out;
+  std::vector<std::pair<std::string_view, const kube::Labels*>> out;
   for (const auto ns : names) {
     const auto it = usage.namespaceLabels.find(ns);
     out.emplace_back(ns, it == usage.namespaceLabels.end() ? &kNone : &it->second);

@@ -4,19 +4,21 @@
 #include <limits>
 #include <utility>
 
-#include "cluster/json_util.hpp"
+#include "kube/json.hpp"
 #include "cluster/pod_demand.hpp"
-#include "cluster/rfc3339.hpp"
+#include "kube/rfc3339.hpp"
 #include "engine/gpu_usage.hpp"
 
 namespace gpua::cluster {
+
+namespace json = kube::json;
 
 namespace {
 
 constexpr double kUnknownTime = std::numeric_limits<double>::quiet_NaN();
 
 double timeOf(std::string_view text) {
-  return parseRfc3339(text).value_or(kUnknownTime);
+  return kube::parseRfc3339(text).value_or(kUnknownTime);
 }
 
 bool hasIn(const rapidjson::Value& term, std::string_view key, std::string_view value) {

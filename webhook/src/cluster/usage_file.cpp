@@ -1,16 +1,17 @@
 #include "cluster/usage_file.hpp"
 
-#include <rapidjson/error/en.h>
-
 #include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
 
-#include "cluster/json_util.hpp"
+#include "kube/json.hpp"
+#include "kube/json_parse.hpp"
 #include "cluster/ledger.hpp"
 
 namespace gpua::cluster {
+
+namespace json = kube::json;
 
 namespace {
 
@@ -75,11 +76,8 @@ engine::UsageSnapshot usageFromFiles(const std::vector<std::string>& paths,
   for (const auto& path : paths) {
     const auto text = readFile(path);
     rapidjson::Document doc;
-    doc.Parse(text.data(), text.size());
-    if (doc.HasParseError())
-      throw UsageFileError(path + ": invalid JSON at offset " +
-                           std::to_string(doc.GetErrorOffset()) + ": " +
-                           rapidjson::GetParseError_En(doc.GetParseError()));
+    if (const auto parsed = kube::parseJson(text, doc); !parsed.ok())
+      throw UsageFileError(path + ": " + parsed.message);
     if (!doc.IsObject() && !doc.IsArray())
       throw UsageFileError(path + ": expected a JSON list (kubectl get pods -A -o json)");
     collect(doc, pods, namespaces, alloc);

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "policy/label_selector.hpp"
+#include "kube/label_selector.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::engine {
@@ -15,7 +15,7 @@ namespace gpua::engine {
 struct HintScope {
   const policy::PolicySet& policy;
   std::string_view namespaceName;
-  const policy::Labels& namespaceLabels;
+  const kube::Labels& namespaceLabels;
   // Only classes before this one are offered: first match wins, so a label of a class listed
   // later would not take the pod away from it. Null = every class.
   const policy::WorkloadClass* before = nullptr;

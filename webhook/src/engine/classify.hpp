@@ -7,7 +7,7 @@
 
 #include "engine/gpu_request.hpp"
 #include "engine/pod_view.hpp"
-#include "policy/label_selector.hpp"
+#include "kube/label_selector.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::engine {
@@ -16,7 +16,7 @@ struct MatchInput {
   const PodView& pod;
   const PodGpu& gpu;
   std::string_view namespaceName;
-  const policy::Labels& namespaceLabels;
+  const kube::Labels& namespaceLabels;
 };
 
 bool matchRule(const policy::MatchRule& rule, const MatchInput& in);

@@ -8,7 +8,7 @@
 #include "engine/decision.hpp"
 #include "engine/supply.hpp"
 #include "engine/usage.hpp"
-#include "policy/label_selector.hpp"
+#include "kube/label_selector.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::engine {
@@ -18,7 +18,7 @@ struct RequestContext {
   std::string namespaceName;         // request.namespace (falls back to object.metadata.namespace)
   // Labels of the namespace. Callers fill them from UsageSnapshot::namespaceLabels or the CLI's
   // --namespace-labels; the engine never looks them up itself.
-  policy::Labels namespaceLabels;
+  kube::Labels namespaceLabels;
   std::string userName;
   bool dryRun = false;
   // The apiVersion group and kind of the object: "" + "Pod", "apps" + "Deployment",

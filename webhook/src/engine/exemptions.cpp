@@ -9,7 +9,7 @@ namespace gpua::engine {
 namespace {
 
 bool covers(const policy::RuleExemption& e, const PodView& pod, std::string_view ns,
-            const policy::Labels& nsLabels) {
+            const kube::Labels& nsLabels) {
   if (e.namespaces && !e.namespaces->matches(ns, nsLabels)) return false;
   return allImagesMatch(pod, e.images);
 }
@@ -17,7 +17,7 @@ bool covers(const policy::RuleExemption& e, const PodView& pod, std::string_view
 }  // namespace
 
 std::string policyExemption(const PodView& pod, std::string_view namespaceName,
-                            const policy::Labels& namespaceLabels,
+                            const kube::Labels& namespaceLabels,
                             const policy::PolicySet& policy) {
   if (allImagesMatch(pod, policy.exemptImages))
     return "every container image is exempt (spec.exempt.images)";
@@ -30,7 +30,7 @@ std::string policyExemption(const PodView& pod, std::string_view namespaceName,
 }
 
 void dropExemptViolations(const PodView& pod, std::string_view namespaceName,
-                          const policy::Labels& namespaceLabels, const policy::PolicySet& policy,
+                          const kube::Labels& namespaceLabels, const policy::PolicySet& policy,
                           std::vector<Violation>& violations) {
   if (policy.ruleExemptions.empty() || violations.empty()) return;
   std::vector<const policy::RuleExemption*> applying;

@@ -10,18 +10,18 @@
 
 #include "engine/decision.hpp"
 #include "engine/pod_view.hpp"
-#include "policy/label_selector.hpp"
+#include "kube/label_selector.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::engine {
 
 // Why the pod is exempt from the whole policy ("" when it is not).
 std::string policyExemption(const PodView& pod, std::string_view namespaceName,
-                            const policy::Labels& namespaceLabels, const policy::PolicySet& policy);
+                            const kube::Labels& namespaceLabels, const policy::PolicySet& policy);
 
 // Removes the violations of rules the pod is exempt from.
 void dropExemptViolations(const PodView& pod, std::string_view namespaceName,
-                          const policy::Labels& namespaceLabels, const policy::PolicySet& policy,
+                          const kube::Labels& namespaceLabels, const policy::PolicySet& policy,
                           std::vector<Violation>& violations);
 
 }  // namespace gpua::engine

@@ -61,7 +61,7 @@ PodGpuUsage podGpuUsage(const rapidjson::Value& pod, const policy::PolicySet& po
     out.className = std::string(recorded);
     return out;
   }
-  const policy::Labels noLabels;
+  const kube::Labels noLabels;
   const MatchInput in{view, gpu, json::stringMember(view.metadata, "namespace"), noLabels};
   const Classification c = classify(in, policy);
   if (c.cls != nullptr) out.className = c.cls->name;

@@ -1,5 +1,5 @@
-// Small, allocation-free helpers for reading a rapidjson::Value in place, plus the writer used
-// to serialize patch values. Every reader tolerates any JSON shape: a wrong type reads as absent.
+// The engine's JSON vocabulary: kube's tolerant readers (a wrong type reads as absent), plus the
+// writer used to serialize patch values.
 #pragma once
 
 #include <rapidjson/document.h>
@@ -9,38 +9,20 @@
 #include <string>
 #include <string_view>
 
+#include "kube/json.hpp"
+
 namespace gpua::engine::json {
 
 using Value = rapidjson::Value;
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
-inline std::string_view view(const Value& v) {
-  return v.IsString() ? std::string_view(v.GetString(), v.GetStringLength()) : std::string_view();
-}
-
-// The member `key` of `obj`, or nullptr when obj is null, not an object, or lacks the key.
-inline const Value* member(const Value* obj, std::string_view key) {
-  if (obj == nullptr || !obj->IsObject()) return nullptr;
-  for (auto it = obj->MemberBegin(); it != obj->MemberEnd(); ++it)
-    if (view(it->name) == key) return &it->value;
-  return nullptr;
-}
-
-inline const Value* objectMember(const Value* obj, std::string_view key) {
-  const Value* v = member(obj, key);
-  return v != nullptr && v->IsObject() ? v : nullptr;
-}
-
-inline const Value* arrayMember(const Value* obj, std::string_view key) {
-  const Value* v = member(obj, key);
-  return v != nullptr && v->IsArray() ? v : nullptr;
-}
-
-// The string member `key`, or an empty view when absent or not a string.
-inline std::string_view stringMember(const Value* obj, std::string_view key) {
-  const Value* v = member(obj, key);
-  return v != nullptr ? view(*v) : std::string_view();
-}
+// The readers are kube's (kube/json.hpp), shared with the admission codec, the cluster decoders
+// and the CLI.
+using kube::json::arrayMember;
+using kube::json::member;
+using kube::json::objectMember;
+using kube::json::stringMember;
+using kube::json::view;
 
 inline void writeString(Writer& w, std::string_view s) {
   w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));

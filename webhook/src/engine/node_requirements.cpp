@@ -124,7 +124,7 @@ std::string describe(const NodeRequirement& r) {
   return out;
 }
 
-bool satisfiedBy(const NodeRequirement& r, const policy::Labels& labels,
+bool satisfiedBy(const NodeRequirement& r, const kube::Labels& labels,
                  std::string_view nodeName) {
   std::optional<std::string_view> value;
   if (r.field) {

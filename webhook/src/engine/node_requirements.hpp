@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "policy/label_selector.hpp"
+#include "kube/label_selector.hpp"
 #include "policy/node_requirement.hpp"
 
 namespace gpua::engine {
@@ -40,7 +40,7 @@ std::string describe(const NodeRequirement& r);
 
 // Whether a node named `nodeName` with `labels` satisfies `r` (Kubernetes' nodeaffinity: Gt/Lt
 // compare base-10 int64s; an unparsable value matches nothing).
-bool satisfiedBy(const NodeRequirement& r, const policy::Labels& labels, std::string_view nodeName);
+bool satisfiedBy(const NodeRequirement& r, const kube::Labels& labels, std::string_view nodeName);
 
 // The key no label value (or node name, for field requirements) can satisfy: the requirements
 // on it contradict each other. Nullopt when some node could satisfy every requirement, or when

@@ -57,7 +57,7 @@ PodView podViewOf(const rapidjson::Value& pod) {
 
 PodView templateViewOf(const rapidjson::Value& tmpl, std::string_view kind,
                        std::string_view workloadName, std::string_view path,
-                       policy::Labels controllerLabels) {
+                       kube::Labels controllerLabels) {
   PodView view;
   view.controllerLabels = std::move(controllerLabels);
   view.root = &tmpl;

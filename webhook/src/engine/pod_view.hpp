@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "policy/label_selector.hpp"
+#include "kube/label_selector.hpp"
 
 namespace gpua::engine {
 
@@ -20,7 +20,7 @@ struct PodView {
   bool isTemplate = false;  // templates are validated, never mutated
   // Labels the workload's controller will add to pods made from this template; they win over
   // the template's own labels in label(), as the controllers' do. Empty for pods.
-  policy::Labels controllerLabels;
+  kube::Labels controllerLabels;
 
   std::string_view name() const;
   // Label/annotation lookups; `found` tells an empty value from an absent key.
@@ -35,6 +35,6 @@ PodView podViewOf(const rapidjson::Value& pod);
 // A pod template inside a workload, e.g. kind "Deployment", path "spec.template".
 PodView templateViewOf(const rapidjson::Value& tmpl, std::string_view kind,
                        std::string_view workloadName, std::string_view path,
-                       policy::Labels controllerLabels = {});
+                       kube::Labels controllerLabels = {});
 
 }  // namespace gpua::engine

@@ -1,5 +1,5 @@
 // Kubernetes resource quantities as the engine reads them from pods. The exact parser and the
-// Quantity type are policy/quantity.hpp (the loader reads quantities too); this header adds the
+// Quantity type are kube/quantity.hpp (the loader reads quantities too); this header adds the
 // JSON side and makes the names available in gpua::engine.
 #pragma once
 
@@ -8,14 +8,14 @@
 #include <cstdint>
 #include <optional>
 
-#include "policy/quantity.hpp"
+#include "kube/quantity.hpp"
 
 namespace gpua::engine {
 
-using policy::parseQuantity;
-using policy::Quantity;
-using policy::QuantityError;
-using policy::toDecimalString;
+using kube::parseQuantity;
+using kube::Quantity;
+using kube::QuantityError;
+using kube::toDecimalString;
 
 // A quantity as found in a pod: a JSON string (trimmed of ASCII whitespace, as Quantity's
 // UnmarshalJSON does) or a JSON number (read as its shortest decimal text). Anything else is

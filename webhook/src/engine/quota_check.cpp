@@ -13,27 +13,27 @@ namespace {
 
 constexpr double kEpsilon = 1e-9;
 
-const char* operatorWord(policy::SelectorOperator op) {
+const char* operatorWord(kube::SelectorOperator op) {
   switch (op) {
-    case policy::SelectorOperator::In:
+    case kube::SelectorOperator::In:
       return " in ";
-    case policy::SelectorOperator::NotIn:
+    case kube::SelectorOperator::NotIn:
       return " not in ";
-    case policy::SelectorOperator::Exists:
+    case kube::SelectorOperator::Exists:
       return "";
-    case policy::SelectorOperator::DoesNotExist:
+    case kube::SelectorOperator::DoesNotExist:
       return "";
   }
   return "";
 }
 
-std::string describeLabels(const policy::LabelSelector& s) {
+std::string describeLabels(const kube::LabelSelector& s) {
   std::vector<std::string> parts;
   for (const auto& [k, v] : s.matchLabels) parts.push_back(k + "=" + v);
   for (const auto& r : s.matchExpressions) {
-    if (r.op == policy::SelectorOperator::DoesNotExist) {
+    if (r.op == kube::SelectorOperator::DoesNotExist) {
       parts.push_back("no label " + r.key);
-    } else if (r.op == policy::SelectorOperator::Exists) {
+    } else if (r.op == kube::SelectorOperator::Exists) {
       parts.push_back("label " + r.key);
     } else {
       parts.push_back(r.key + operatorWord(r.op) + "(" + text::join(r.values) + ")");
@@ -55,9 +55,9 @@ NamespaceUsage usedBy(const policy::Quota& q, const QuotaInput& in) {
     if (it != in.usage.namespaces.end()) add(it->second);
     return total;
   }
-  static const policy::Labels kNoLabels;
+  static const kube::Labels kNoLabels;
   for (const auto& [name, u] : in.usage.namespaces) {
-    const policy::Labels* labels = &kNoLabels;
+    const kube::Labels* labels = &kNoLabels;
     if (name == in.namespaceName) {
       labels = &in.namespaceLabels;
     } else if (auto it = in.usage.namespaceLabels.find(name);

@@ -11,7 +11,7 @@
 #include "engine/decision.hpp"
 #include "engine/gpu_request.hpp"
 #include "engine/usage.hpp"
-#include "policy/label_selector.hpp"
+#include "policy/namespace_selector.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::engine {
@@ -21,7 +21,7 @@ inline constexpr std::string_view kQuotaUnavailableRule = "quota-unavailable";
 struct QuotaInput {
   std::string_view subject;  // `pod "x"`
   std::string_view namespaceName;
-  const policy::Labels& namespaceLabels;
+  const kube::Labels& namespaceLabels;
   const policy::PolicySet& policy;
   const UsageSnapshot& usage;
   const policy::WorkloadClass* cls;                          // null for unclassified pods

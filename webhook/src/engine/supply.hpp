@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "policy/label_selector.hpp"
+#include "kube/label_selector.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::engine {
@@ -27,7 +27,7 @@ using ResourceUnits = std::map<std::string, int64_t, std::less<>>;
 // One node, reduced to what admission needs.
 struct NodeSupply {
   std::string name;
-  policy::Labels labels;
+  kube::Labels labels;
   std::vector<policy::Taint> taints;  // spec.taints
   bool ready = false;                 // condition Ready is True
   bool unschedulable = false;         // spec.unschedulable (cordoned)

@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "policy/label_selector.hpp"
+#include "kube/label_selector.hpp"
 
 namespace gpua::engine {
 
@@ -24,7 +24,7 @@ struct UsageSnapshot {
   std::string unavailableReason;  // for messages: "Kubernetes API unreachable: ..."
   std::map<std::string, NamespaceUsage, std::less<>> namespaces;
   // Labels of every namespace the cluster client knows, for quota and rollout selectors.
-  std::map<std::string, policy::Labels, std::less<>> namespaceLabels;
+  std::map<std::string, kube::Labels, std::less<>> namespaceLabels;
 };
 
 }  // namespace gpua::engine

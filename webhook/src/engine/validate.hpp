@@ -11,7 +11,7 @@
 #include "engine/gpu_request.hpp"
 #include "engine/pod_view.hpp"
 #include "engine/supply.hpp"
-#include "policy/label_selector.hpp"
+#include "kube/label_selector.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::engine {
@@ -23,7 +23,7 @@ struct ValidationInput {
   const policy::WorkloadClass& cls;
   const std::vector<const policy::Pool*>& pools;  // the class's pools
   std::string_view namespaceName;
-  const policy::Labels& namespaceLabels;
+  const kube::Labels& namespaceLabels;
   std::string_view rewriteTo;  // see gpuRewriteTarget()
   // What selected the class, in words ("label serving.kserve.io/inferenceservice"); empty when
   // unclassifiedGpuPods assigned it.

@@ -61,7 +61,7 @@ std::string firstWithCount(const std::vector<const Violation*>& list) {
 }  // namespace
 
 policy::Mode rolloutMode(const policy::PolicySet& policy, std::string_view namespaceName,
-                         const policy::Labels& namespaceLabels) {
+                         const kube::Labels& namespaceLabels) {
   for (const auto& rule : policy.rollout)
     if (!rule.namespaces || rule.namespaces->matches(namespaceName, namespaceLabels))
       return rule.mode;

@@ -5,14 +5,14 @@
 #include <string_view>
 
 #include "engine/decision.hpp"
-#include "policy/label_selector.hpp"
+#include "kube/label_selector.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::engine {
 
 // The first rollout rule whose namespace selector matches; Enforce when none does.
 policy::Mode rolloutMode(const policy::PolicySet& policy, std::string_view namespaceName,
-                         const policy::Labels& namespaceLabels);
+                         const kube::Labels& namespaceLabels);
 
 // Fills denial, warnings and auditAnnotations from decision.violations, decision.mode and
 // decision.changes. A denied decision carries no patch. quota-unavailable is enforced in

@@ -95,7 +95,7 @@ std::string expand(std::string_view value, std::string_view name, std::string_vi
 }
 
 void addLabels(const std::map<std::string, std::string>& labels, std::string_view name,
-               const Found& f, policy::Labels& out) {
+               const Found& f, kube::Labels& out) {
   for (const auto& [k, v] : labels) out[k] = expand(v, name, f.replica);
 }
 

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "policy/label_selector.hpp"
+#include "kube/label_selector.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::engine {
@@ -20,7 +20,7 @@ struct PodTemplateRef {
   std::string path;                        // "spec.pytorchReplicaSpecs.Worker.template"
   // The labels the kind's controller adds to the pods it creates from this template
   // (TemplateKind::podLabels and podLabelsByPath, placeholders filled in).
-  policy::Labels controllerLabels;
+  kube::Labels controllerLabels;
 };
 
 // nullopt when the kind is not a workload whose templates the policy validates.

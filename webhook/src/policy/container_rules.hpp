@@ -10,14 +10,14 @@
 #include <string>
 #include <vector>
 
-#include "policy/quantity.hpp"
+#include "kube/quantity.hpp"
 
 namespace gpua::policy {
 
 // A quantity written in the policy: its exact value, and the text as written (for messages,
 // and so that a default keeps the author's unit: 64Gi per GPU x 2 is written 128Gi).
 struct PolicyQuantity {
-  Quantity value;
+  kube::Quantity value;
   std::string text;
 };
 

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "kube/fnv.hpp"
 #include "policy/draft.hpp"
 #include "policy/parse.hpp"
 #include "policy/resolve.hpp"
@@ -21,18 +22,10 @@ namespace fs = std::filesystem;
 // FNV-1a 64 over base file names and contents: identical policy files give the same revision
 // whether they are loaded from ./policies by `lint` or from a mounted directory by `serve`.
 std::string revisionOf(const std::vector<PolicySource>& sources) {
-  uint64_t hash = 0xcbf29ce484222325ULL;
-  auto feed = [&hash](std::string_view bytes) {
-    for (unsigned char c : bytes) {
-      hash ^= c;
-      hash *= 0x100000001b3ULL;
-    }
-    hash ^= 0xff;  // separator, so "ab"+"c" and "a"+"bc" differ
-    hash *= 0x100000001b3ULL;
-  };
+  uint64_t hash = kube::kFnvOffsetBasis;
   for (const auto& s : sources) {
-    feed(fs::path(s.fileName).filename().string());
-    feed(s.text);
+    kube::fnvField(hash, fs::path(s.fileName).filename().string());
+    kube::fnvField(hash, s.text);
   }
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(hash));
@@ -162,15 +155,6 @@ std::optional<std::string> readFile(const std::string& file, Diagnostics& errors
   return text.str();
 }
 
-void feedFnv(uint64_t& hash, std::string_view bytes) {
-  for (unsigned char c : bytes) {
-    hash ^= c;
-    hash *= 0x100000001b3ULL;
-  }
-  hash ^= 0xff;  // separator
-  hash *= 0x100000001b3ULL;
-}
-
 }  // namespace
 
 LoadResult loadPolicySources(const std::vector<PolicySource>& sources) {
@@ -193,12 +177,12 @@ LoadResult loadPolicySources(const std::vector<PolicySource>& sources) {
 }
 
 uint64_t PolicyFiles::fingerprint() const {
-  uint64_t hash = 0xcbf29ce484222325ULL;
+  uint64_t hash = kube::kFnvOffsetBasis;
   for (const auto& s : sources) {
-    feedFnv(hash, s.fileName);
-    feedFnv(hash, s.text);
+    kube::fnvField(hash, s.fileName);
+    kube::fnvField(hash, s.text);
   }
-  for (const auto& e : errors) feedFnv(hash, e.format());
+  for (const auto& e : errors) kube::fnvField(hash, e.format());
   return hash;
 }
 

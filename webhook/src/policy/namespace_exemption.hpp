@@ -10,17 +10,17 @@
 #include <string_view>
 #include <vector>
 
-#include "policy/label_selector.hpp"
+#include "kube/label_selector.hpp"
 
 namespace gpua::policy {
 
 struct NamespaceExemption {
   std::vector<std::string> names;
-  LabelSelector labels;  // empty = no namespace is exempt by its labels
+  kube::LabelSelector labels;  // empty = no namespace is exempt by its labels
 
   bool empty() const { return names.empty() && labels.empty(); }
 
-  bool covers(std::string_view ns, const Labels& nsLabels) const {
+  bool covers(std::string_view ns, const kube::Labels& nsLabels) const {
     for (const auto& name : names)
       if (name == ns) return true;
     return !labels.empty() && labels.matches(nsLabels);

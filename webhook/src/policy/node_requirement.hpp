@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "policy/label_selector.hpp"
+#include "policy/namespace_selector.hpp"
 
 namespace gpua::policy {
 
@@ -95,7 +95,7 @@ struct NodeRequirement {
   bool matchesValue(bool has, std::string_view value) const {
     return requirementMatches(op, values, has, value);
   }
-  bool matches(const Labels& labels) const {
+  bool matches(const kube::Labels& labels) const {
     const auto it = labels.find(key);
     return matchesValue(it != labels.end(), it != labels.end() ? it->second : std::string_view());
   }
@@ -128,7 +128,7 @@ struct NodeRequirementRef {
 };
 
 // Every requirement holds (the matchExpressions of one nodeSelectorTerm are ANDed).
-inline bool matchesAll(const NodeRequirements& reqs, const Labels& labels) {
+inline bool matchesAll(const NodeRequirements& reqs, const kube::Labels& labels) {
   for (const auto& r : reqs)
     if (!r.matches(labels)) return false;
   return true;

@@ -61,7 +61,7 @@ std::vector<std::string> parseImagePatterns(YamlReader& r, const YAML::Node& nod
 // A namespace selector: either a list of names, or {names, matchLabels, matchExpressions}.
 std::optional<NamespaceSelector> parseNamespaceSelector(YamlReader& r, const YAML::Node& node,
                                                         const std::string& path);
-LabelSelector parseLabelSelector(YamlReader& r, const MapReader& map);
+kube::LabelSelector parseLabelSelector(YamlReader& r, const MapReader& map);
 // capacityCheck: deny | warn | off, and maxShareOfNodePerGpu: a factor of at least 1
 // (parse_capacity.cpp).
 std::optional<CapacityCheck> parseCapacityCheck(YamlReader& r, const YAML::Node& node,

@@ -51,12 +51,12 @@ std::optional<PolicyQuantity> parseQuantityNode(YamlReader& r, const YAML::Node&
     return std::nullopt;
   }
   const std::string& text = node.Scalar();
-  QuantityError why = QuantityError::Malformed;
-  const auto q = parseQuantity(text, &why);
+  kube::QuantityError why = kube::QuantityError::Malformed;
+  const auto q = kube::parseQuantity(text, &why);
   if (!q) {
     r.error(
         node, path,
-        (why == QuantityError::OutOfRange ? "quantity out of range '" : "malformed quantity '") +
+        (why == kube::QuantityError::OutOfRange ? "quantity out of range '" : "malformed quantity '") +
             text + "'",
         "Kubernetes quantities look like 500m, 2, 1.5, 64Gi or 1e3");
     return std::nullopt;
@@ -75,12 +75,12 @@ std::optional<PolicyQuantity> parseQuantityNode(YamlReader& r, const YAML::Node&
 // A ratio is a factor of at least 1 in thousandths (so the engine's comparison stays exact).
 bool validRatio(YamlReader& r, const YAML::Node& node, const std::string& path,
                 const PolicyQuantity& q) {
-  if (q.value < Quantity::ofUnits(1)) {
+  if (q.value < kube::Quantity::ofUnits(1)) {
     r.error(node, path, "a limit/request ratio must be at least 1, got " + q.text,
             "a limit is never below its request; 1 means limits equal to requests");
     return false;
   }
-  if (q.value > Quantity::ofUnits(1000) || q.value.nanos % 1000000 != 0) {
+  if (q.value > kube::Quantity::ofUnits(1000) || q.value.nanos % 1000000 != 0) {
     r.error(
         node, path,
         "a limit/request ratio is a number from 1 to 1000 with at most 3 decimals, got " + q.text);

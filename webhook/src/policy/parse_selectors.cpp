@@ -6,27 +6,27 @@ namespace gpua::policy {
 
 namespace {
 
-std::optional<SelectorRequirement> parseRequirement(YamlReader& r, const YAML::Node& node,
+std::optional<kube::SelectorRequirement> parseRequirement(YamlReader& r, const YAML::Node& node,
                                                     const std::string& path) {
   MapReader m(r, node, path, {"key", "operator", "values"});
   if (!m.valid()) return std::nullopt;
   const bool hasKey = m.require("key");  // both asked, so both missing keys are reported
   const bool complete = m.require("operator") && hasKey;
-  SelectorRequirement req;
+  kube::SelectorRequirement req;
   auto key = complete ? r.name(m.get("key"), m.path("key")) : std::nullopt;
-  std::optional<SelectorOperator> op;
+  std::optional<kube::SelectorOperator> op;
   if (complete)
-    op = r.enumeration<SelectorOperator>(m.get("operator"), m.path("operator"),
-                                         {{"In", SelectorOperator::In},
-                                          {"NotIn", SelectorOperator::NotIn},
-                                          {"Exists", SelectorOperator::Exists},
-                                          {"DoesNotExist", SelectorOperator::DoesNotExist}});
+    op = r.enumeration<kube::SelectorOperator>(m.get("operator"), m.path("operator"),
+                                         {{"In", kube::SelectorOperator::In},
+                                          {"NotIn", kube::SelectorOperator::NotIn},
+                                          {"Exists", kube::SelectorOperator::Exists},
+                                          {"DoesNotExist", kube::SelectorOperator::DoesNotExist}});
   if (m.has("values")) req.values = r.stringList(m.get("values"), m.path("values"));
   if (!key || !op) return std::nullopt;
   req.key = *key;
   req.op = *op;
   // Same rule as Kubernetes: In/NotIn need values, Exists/DoesNotExist take none.
-  const bool wantsValues = *op == SelectorOperator::In || *op == SelectorOperator::NotIn;
+  const bool wantsValues = *op == kube::SelectorOperator::In || *op == kube::SelectorOperator::NotIn;
   if (wantsValues && req.values.empty()) {
     r.error(node, m.path("values"), "operator " + m.get("operator").Scalar() + " needs values");
     return std::nullopt;
@@ -41,8 +41,8 @@ std::optional<SelectorRequirement> parseRequirement(YamlReader& r, const YAML::N
 
 }  // namespace
 
-LabelSelector parseLabelSelector(YamlReader& r, const MapReader& map) {
-  LabelSelector sel;
+kube::LabelSelector parseLabelSelector(YamlReader& r, const MapReader& map) {
+  kube::LabelSelector sel;
   if (map.has("matchLabels")) {
     for (auto& [k, v] : r.stringMap(map.get("matchLabels"), map.path("matchLabels")))
       sel.matchLabels.emplace(k, v);

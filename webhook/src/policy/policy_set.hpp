@@ -11,7 +11,7 @@
 
 #include "policy/class_rules.hpp"
 #include "policy/container_rules.hpp"
-#include "policy/label_selector.hpp"
+#include "policy/namespace_selector.hpp"
 #include "policy/namespace_exemption.hpp"
 #include "policy/node_requirement.hpp"
 

@@ -16,15 +16,15 @@ const char* modeWord(Mode m) {
   return "enforce";
 }
 
-const char* operatorWord(SelectorOperator op) {
+const char* operatorWord(kube::SelectorOperator op) {
   switch (op) {
-    case SelectorOperator::In:
+    case kube::SelectorOperator::In:
       return " in ";
-    case SelectorOperator::NotIn:
+    case kube::SelectorOperator::NotIn:
       return " notin ";
-    case SelectorOperator::Exists:
+    case kube::SelectorOperator::Exists:
       return " exists";
-    case SelectorOperator::DoesNotExist:
+    case kube::SelectorOperator::DoesNotExist:
       return " does not exist";
   }
   return " ";
@@ -37,11 +37,11 @@ std::string joined(const std::vector<std::string>& items) {
 }
 
 // "env=dev,tier in (x,y)".
-std::string describeLabels(const LabelSelector& s) {
+std::string describeLabels(const kube::LabelSelector& s) {
   std::vector<std::string> labels;
   for (const auto& [k, v] : s.matchLabels) labels.push_back(k + "=" + v);
   for (const auto& r : s.matchExpressions) {
-    const bool listed = r.op == SelectorOperator::In || r.op == SelectorOperator::NotIn;
+    const bool listed = r.op == kube::SelectorOperator::In || r.op == kube::SelectorOperator::NotIn;
     // Appended piece by piece: `"(" + std::string&&` trips GCC 12's false -Wrestrict at -O3
     // (GCC bug 105329), which -Werror turns into a failed Release build.
     std::string term = r.key + operatorWord(r.op);

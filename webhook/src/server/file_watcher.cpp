@@ -6,21 +6,16 @@
 #include <iterator>
 #include <string_view>
 
+#include "kube/fnv.hpp"
+
 namespace gpua::server {
 
 namespace {
 
 namespace fs = std::filesystem;
 
-// FNV-1a: simple, deterministic, good enough to notice edits (not a security boundary).
-void mix(uint64_t& h, std::string_view data) {
-  for (unsigned char c : data) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  h ^= 0xff;  // separator, so ("ab","c") and ("a","bc") differ
-  h *= 1099511628211ull;
-}
+// FNV-1a: good enough to notice edits (not a security boundary).
+void mix(uint64_t& h, std::string_view data) { kube::fnvField(h, data); }
 
 void mixFile(uint64_t& h, const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -55,7 +50,7 @@ void mixDirectory(uint64_t& h, const fs::path& dir) {
 }  // namespace
 
 uint64_t fingerprintPaths(const std::vector<std::string>& paths) {
-  uint64_t h = 14695981039346656037ull;
+  uint64_t h = kube::kFnvOffsetBasis;
   for (const auto& p : paths) {
     mix(h, p);
     std::error_code ec;

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "admission/base64.hpp"
+#include "kube/base64.hpp"
 #include "admission/review.hpp"
 #include "engine/json_patch_apply.hpp"
 #include "engine/patch_op.hpp"
@@ -70,7 +70,7 @@ std::string applyResponsePatch(const ReviewResult& r, const std::string& object)
   const auto& resp = body["response"];
   if (!resp.HasMember("patch")) return object;
   EXPECT_STREQ(resp["patchType"].GetString(), "JSONPatch");
-  const auto decoded = base64Decode(resp["patch"].GetString());
+  const auto decoded = kube::base64Decode(resp["patch"].GetString());
   EXPECT_TRUE(decoded.has_value());
   EXPECT_EQ(*decoded, engine::serializePatch(r.decision->patch));
   rapidjson::Document doc;

@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "admission/base64.hpp"
+#include "kube/base64.hpp"
 #include "admission/review.hpp"
 #include "engine/patch_op.hpp"
 #include "review_support.hpp"
@@ -199,7 +199,7 @@ TEST_F(ReviewCodec, BuildsTheRequestContext) {
   ASSERT_EQ(gCalls, 1);
   EXPECT_EQ(gSeen.operation, "CREATE");
   EXPECT_EQ(gSeen.namespaceName, "team-a");
-  EXPECT_EQ(gSeen.namespaceLabels, (policy::Labels{{"env", "dev"}, {"team", "vision"}}));
+  EXPECT_EQ(gSeen.namespaceLabels, (kube::Labels{{"env", "dev"}, {"team", "vision"}}));
   EXPECT_EQ(gSeen.userName, "alice");
   EXPECT_TRUE(gSeen.dryRun);
   EXPECT_EQ(gSeen.group, "");
@@ -324,7 +324,7 @@ TEST_F(ReviewCodec, MutateCarriesTheBase64PatchValidateNever) {
     const auto& resp = d["response"];
     ASSERT_TRUE(resp.HasMember("patch")) << r.body;
     EXPECT_STREQ(resp["patchType"].GetString(), "JSONPatch");
-    const auto decoded = base64Decode(resp["patch"].GetString());
+    const auto decoded = kube::base64Decode(resp["patch"].GetString());
     ASSERT_TRUE(decoded.has_value());
     EXPECT_EQ(*decoded, engine::serializePatch(samplePatch()));
     rapidjson::Document patch;

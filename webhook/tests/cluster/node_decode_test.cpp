@@ -137,7 +137,7 @@ TEST(NodesFile, ErrorsNameTheFile) {
     loadNodesFile(bad);
     FAIL() << "no error";
   } catch (const NodesFileError& e) {
-    EXPECT_NE(std::string(e.what()).find(bad + ": invalid JSON at offset"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find(bad + ": invalid JSON at byte offset"), std::string::npos)
         << e.what();
   }
   EXPECT_THROW(loadNodesFile(dir.path() + "/missing.json"), NodesFileError);

@@ -61,7 +61,7 @@ TEST(UsageFile, ErrorsNameTheFileAndPlace) {
     usageFromFiles({bad}, *policy);
     FAIL() << "expected UsageFileError";
   } catch (const UsageFileError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind(bad + ": invalid JSON at offset 11", 0), 0u) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind(bad + ": invalid JSON at byte offset 11", 0), 0u) << e.what();
   }
   EXPECT_THROW(usageFromFiles({dir.path() + "/missing.json"}, *policy), UsageFileError);
   const auto scalar = dir.write("scalar.json", "42");

@@ -19,9 +19,9 @@ Decision run(const std::string& pod, const policy::PolicySet& p) {
 }
 
 policy::PolicyQuantity q(const std::string& text) {
-  auto v = policy::parseQuantity(text);
+  auto v = kube::parseQuantity(text);
   EXPECT_TRUE(v.has_value()) << text;
-  return {v.value_or(policy::Quantity{}), text};
+  return {v.value_or(kube::Quantity{}), text};
 }
 
 policy::PolicySet withRules(const policy::ContainerRules& rules) {

@@ -180,8 +180,8 @@ TEST_F(Corpus, ShippedPoliciesDecideEveryPodAndTheirPatchesApplyOnce) {
   const policy::LoadResult loaded = policy::loadPolicyPaths({GPUA_POLICIES_DIR});
   ASSERT_TRUE(loaded.ok()) << (loaded.errors.empty() ? "" : loaded.errors[0].format());
   const policy::PolicySet& shipped = *loaded.policy;
-  const policy::Labels dev{{"env", "dev"}, {"team", "vision"}};
-  const policy::Labels serving{{"gpu-admission.io/serving", "true"}};
+  const kube::Labels dev{{"env", "dev"}, {"team", "vision"}};
+  const kube::Labels serving{{"gpu-admission.io/serving", "true"}};
   int count = 0;
   int mutated = 0;
   for (const auto& entry : fs::directory_iterator(corpusDir())) {

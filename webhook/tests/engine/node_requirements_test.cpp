@@ -74,7 +74,7 @@ TEST(NodeRequirements, MalformedIsNeverAConflict) {
 }
 
 TEST(NodeRequirements, SatisfiedByLabels) {
-  const policy::Labels labels{{"k", "a"}, {"n", "8"}};
+  const kube::Labels labels{{"k", "a"}, {"n", "8"}};
   EXPECT_TRUE(satisfiedBy(req("k", Op::In, {"a", "b"}), labels, "node-1"));
   EXPECT_FALSE(satisfiedBy(req("k", Op::NotIn, {"a"}), labels, "node-1"));
   EXPECT_TRUE(satisfiedBy(req("missing", Op::NotIn, {"a"}), labels, "node-1"));
@@ -95,7 +95,7 @@ TEST(NodeRequirements, Describe) {
 // Pools (policy::NodeRequirement) and pods (engine) read Gt/Lt operands with the same rule,
 // Go's strconv.ParseInt: a leading '+' is a sign, a second sign or a blank is not a number.
 TEST(NodeRequirements, PoolAndPodReadGtOperandsAlike) {
-  const policy::Labels labels{{"nvidia.com/gpu.count", "+8"}};
+  const kube::Labels labels{{"nvidia.com/gpu.count", "+8"}};
   const policy::NodeRequirement pool{"nvidia.com/gpu.count", Op::Gt, {"+4"}};
   EXPECT_TRUE(pool.matches(labels));
   EXPECT_TRUE(satisfiedBy(req("nvidia.com/gpu.count", Op::Gt, {"+4"}), labels, "n1"));

@@ -8,7 +8,7 @@ namespace {
 
 using namespace testing;
 
-const policy::Labels kVision{{"team", "vision"}};
+const kube::Labels kVision{{"team", "vision"}};
 
 std::string trainingPod(int gpus) {
   return gpuPod(R"({"gpu-admission.io/class":"training"})",

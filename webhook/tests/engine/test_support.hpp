@@ -132,7 +132,7 @@ inline UsageSnapshot emptyUsage() {
 }
 
 inline RequestContext podContext(const std::string& ns = "ml-research",
-                                 policy::Labels labels = {{"team", "ml"}}) {
+                                 kube::Labels labels = {{"team", "ml"}}) {
   RequestContext c;
   c.namespaceName = ns;
   c.namespaceLabels = std::move(labels);

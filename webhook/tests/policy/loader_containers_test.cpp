@@ -40,12 +40,12 @@ TEST(LoaderContainers, ValidRulesLoadWithExactQuantities) {
   EXPECT_EQ(c.requireRequests, (std::vector<std::string>{"cpu", "memory"}));
   EXPECT_EQ(c.requireLimits, std::vector<std::string>{"memory"});
   EXPECT_EQ(c.qos, QosClass::Burstable);
-  EXPECT_EQ(c.maxPerGpu.at("memory").value, Quantity::ofUnits(int64_t{240} << 30));
+  EXPECT_EQ(c.maxPerGpu.at("memory").value, kube::Quantity::ofUnits(int64_t{240} << 30));
   EXPECT_EQ(c.maxPerGpu.at("memory").text, "240Gi");
-  EXPECT_EQ(c.maxLimitRequestRatio.at("cpu").value, (Quantity{1, 500000000}));
+  EXPECT_EQ(c.maxLimitRequestRatio.at("cpu").value, (kube::Quantity{1, 500000000}));
   // 500m is 0.5 and 1e3 is 1000: the Kubernetes grammar, exactly.
-  EXPECT_EQ(c.defaultRequestsPerGpu.at("cpu").value, *parseQuantity("0.5"));
-  EXPECT_EQ(c.defaultRequestsPerGpu.at("memory").value, Quantity::ofUnits(1000));
+  EXPECT_EQ(c.defaultRequestsPerGpu.at("cpu").value, *kube::parseQuantity("0.5"));
+  EXPECT_EQ(c.defaultRequestsPerGpu.at("memory").value, kube::Quantity::ofUnits(1000));
   ASSERT_EQ(c.requiredEnv.size(), 2u);
   EXPECT_FALSE(c.requiredEnv[0].value.has_value());
   EXPECT_EQ(c.requiredEnv[1].value, "b");
@@ -66,7 +66,7 @@ TEST(LoaderContainers, ClassKeysReplaceTheClusterDefaultKeyByKey) {
   ASSERT_NE(r.policy, nullptr) << testing::allErrors(r);
   EXPECT_EQ(rulesOf(r).requireRequests, std::vector<std::string>{"memory"});  // the class's
   EXPECT_EQ(rulesOf(r).requiredEnv.size(), 1u);                               // the default's
-  EXPECT_EQ(rulesOf(r).maxPerGpu.at("cpu").value, Quantity::ofUnits(8));
+  EXPECT_EQ(rulesOf(r).maxPerGpu.at("cpu").value, kube::Quantity::ofUnits(8));
   EXPECT_EQ(rulesOf(r, 1).requireRequests, (std::vector<std::string>{"cpu", "memory"}));
   EXPECT_TRUE(rulesOf(r, 2).empty());  // GPUs forbidden: the rules are about GPU pods
 }

@@ -1,8 +1,8 @@
-#include "cluster/rfc3339.hpp"
+#include "kube/rfc3339.hpp"
 
 #include <cstdint>
 
-namespace gpua::cluster {
+namespace gpua::kube {
 
 namespace {
 
@@ -57,4 +57,4 @@ std::optional<double> parseRfc3339(std::string_view s) {
   return s[i] == '+' ? t - offset : t + offset;
 }
 
-}  // namespace gpua::cluster
+}  // namespace gpua::kube

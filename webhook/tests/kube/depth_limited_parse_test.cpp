@@ -1,10 +1,10 @@
-#include "admission/depth_limited_parse.hpp"
+#include "kube/depth_limited_parse.hpp"
 
 #include <gtest/gtest.h>
 
 #include <string>
 
-namespace gpua::admission {
+namespace gpua::kube {
 namespace {
 
 struct Parsed {
@@ -71,4 +71,4 @@ TEST(DepthLimitedParse, ReportsSyntaxErrorsAndTrailingData) {
 }
 
 }  // namespace
-}  // namespace gpua::admission
+}  // namespace gpua::kube

@@ -5,9 +5,9 @@
 #include <optional>
 #include <string_view>
 
-namespace gpua::cluster {
+namespace gpua::kube {
 
 // nullopt when `text` is not an RFC 3339 date-time.
 std::optional<double> parseRfc3339(std::string_view text);
 
-}  // namespace gpua::cluster
+}  // namespace gpua::kube

@@ -1,9 +1,9 @@
-#include "admission/base64.hpp"
+#include "kube/base64.hpp"
 
 #include <array>
 #include <cstdint>
 
-namespace gpua::admission {
+namespace gpua::kube {
 
 namespace {
 
@@ -78,4 +78,4 @@ std::optional<std::string> base64Decode(std::string_view text) {
   return out;
 }
 
-}  // namespace gpua::admission
+}  // namespace gpua::kube

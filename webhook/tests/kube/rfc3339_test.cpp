@@ -1,8 +1,8 @@
-#include "cluster/rfc3339.hpp"
+#include "kube/rfc3339.hpp"
 
 #include <gtest/gtest.h>
 
-namespace gpua::cluster {
+namespace gpua::kube {
 namespace {
 
 TEST(Rfc3339, ParsesKubernetesTimestamps) {
@@ -23,4 +23,4 @@ TEST(Rfc3339, RejectsWhatIsNotADateTime) {
 }
 
 }  // namespace
-}  // namespace gpua::cluster
+}  // namespace gpua::kube

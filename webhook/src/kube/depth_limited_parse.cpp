@@ -1,8 +1,10 @@
-#include "admission/depth_limited_parse.hpp"
+#include "kube/depth_limited_parse.hpp"
 
+#include <rapidjson/encodedstream.h>
+#include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
-namespace gpua::admission {
+namespace gpua::kube {
 
 namespace {
 
@@ -48,18 +50,14 @@ class DepthLimiter {
   bool tooDeep_ = false;
 };
 
-}  // namespace
-
-DepthLimitedParse parseInSituWithDepthLimit(std::string& text, rapidjson::Document& doc,
-                                            std::size_t maxDepth) {
-  constexpr std::size_t kSimdSlack = 32;
-  if (text.capacity() < text.size() + kSimdSlack) text.reserve(text.size() + kSimdSlack);
+// Fills `doc` from `stream` through the limiter; the stream decides in situ or copying.
+template <unsigned kFlags, typename Stream>
+DepthLimitedParse parseLimited(Stream& stream, rapidjson::Document& doc, std::size_t maxDepth) {
   DepthLimitedParse out;
   auto generate = [&](rapidjson::Document& handler) {
     DepthLimiter limiter(handler, maxDepth);
-    rapidjson::InsituStringStream stream(text.data());
     rapidjson::Reader reader;
-    out.result = reader.Parse<rapidjson::kParseInsituFlag>(stream, limiter);
+    out.result = reader.Parse<kFlags>(stream, limiter);
     out.tooDeep = limiter.tooDeep();
     return !out.result.IsError();
   };
@@ -67,4 +65,23 @@ DepthLimitedParse parseInSituWithDepthLimit(std::string& text, rapidjson::Docume
   return out;
 }
 
-}  // namespace gpua::admission
+}  // namespace
+
+DepthLimitedParse parseInSituWithDepthLimit(std::string& text, rapidjson::Document& doc,
+                                            std::size_t maxDepth) {
+  constexpr std::size_t kSimdSlack = 32;
+  if (text.capacity() < text.size() + kSimdSlack) text.reserve(text.size() + kSimdSlack);
+  rapidjson::InsituStringStream stream(text.data());
+  return parseLimited<rapidjson::kParseInsituFlag>(stream, doc, maxDepth);
+}
+
+DepthLimitedParse parseWithDepthLimit(std::string_view text, rapidjson::Document& doc,
+                                      std::size_t maxDepth) {
+  // A memory stream stops at the length, so the reader never scans past the text (no SIMD
+  // over-read, no padding needed).
+  rapidjson::MemoryStream memory(text.data(), text.size());
+  rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> stream(memory);
+  return parseLimited<rapidjson::kParseDefaultFlags>(stream, doc, maxDepth);
+}
+
+}  // namespace gpua::kube

@@ -1,12 +1,12 @@
-// A Kubernetes-style label selector (matchLabels + matchExpressions) plus an optional list of
-// namespace names, used wherever policy picks namespaces or pods by labels.
+// Kubernetes' label selector (matchLabels + matchExpressions, metav1.LabelSelector) and the label
+// map it reads: what the policy, the engine and the cluster decoders mean by labels.
 #pragma once
 
 #include <map>
 #include <string>
 #include <vector>
 
-namespace gpua::policy {
+namespace gpua::kube {
 
 using Labels = std::map<std::string, std::string, std::less<>>;
 
@@ -57,22 +57,4 @@ struct LabelSelector {
   }
 };
 
-// Picks namespaces: by name (any of `names`) AND by labels. Both empty = every namespace.
-struct NamespaceSelector {
-  std::vector<std::string> names;
-  LabelSelector labels;
-
-  bool empty() const { return names.empty() && labels.empty(); }
-
-  bool matches(std::string_view ns, const Labels& nsLabels) const {
-    if (!names.empty()) {
-      bool found = false;
-      for (const auto& n : names)
-        if (n == ns) found = true;
-      if (!found) return false;
-    }
-    return labels.matches(nsLabels);
-  }
-};
-
-}  // namespace gpua::policy
+}  // namespace gpua::kube

@@ -1,8 +1,8 @@
-#include "policy/quantity.hpp"
+#include "kube/quantity.hpp"
 
 #include <limits>
 
-namespace gpua::policy {
+namespace gpua::kube {
 
 namespace {
 
@@ -204,4 +204,4 @@ std::string toDecimalString(const Quantity& q) {
   return out + "." + digits;
 }
 
-}  // namespace gpua::policy
+}  // namespace gpua::kube

@@ -11,8 +11,8 @@
 // Unlike Kubernetes, which silently caps a value above 2^63-1 and truncates an exponent to 32
 // bits, both are reported as out of range here.
 //
-// The parser lives at the bottom of the layering (policy/) because both the loader (quantities
-// written in a policy, e.g. cpu per GPU) and the engine (quantities in pods) read quantities;
+// The parser lives in the floor (kube/) because both the loader (quantities written in a
+// policy, e.g. cpu per GPU) and the engine (quantities in pods) read quantities;
 // engine/quantity.hpp adds the JSON side and re-exports these names into gpua::engine.
 #pragma once
 
@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-namespace gpua::policy {
+namespace gpua::kube {
 
 // An exact quantity: units + nanos / 1e9, with units = floor(value) and 0 <= nanos < 1e9, so
 // that the default ordering compares values ("500m" == "0.5" < "1").
@@ -55,4 +55,4 @@ std::optional<Quantity> parseQuantity(std::string_view text, QuantityError* why 
 // Plain decimal text of the exact value: "1.5", "-0.25", "1000". For messages and tests.
 std::string toDecimalString(const Quantity& q);
 
-}  // namespace gpua::policy
+}  // namespace gpua::kube

@@ -1,10 +1,10 @@
-#include "admission/control_bytes.hpp"
+#include "kube/control_bytes.hpp"
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
-namespace gpua::admission {
+namespace gpua::kube {
 
 namespace {
 
@@ -33,4 +33,4 @@ std::size_t findForbiddenControlByte(std::string_view text) {
   return std::string_view::npos;
 }
 
-}  // namespace gpua::admission
+}  // namespace gpua::kube

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace gpua::admission {
+namespace gpua::kube {
 
 // Appends the padded base64 encoding of `bytes` to `out`.
 void base64Append(std::string& out, std::string_view bytes);
@@ -16,4 +16,4 @@ std::string base64Encode(std::string_view bytes);
 // nullopt on any character outside the alphabet, bad padding or a length not a multiple of 4.
 std::optional<std::string> base64Decode(std::string_view text);
 
-}  // namespace gpua::admission
+}  // namespace gpua::kube

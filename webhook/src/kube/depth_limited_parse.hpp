@@ -8,10 +8,12 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
-namespace gpua::admission {
+namespace gpua::kube {
 
-// Deepest AdmissionReview we accept. Real pods nest ~12 levels under the review envelope.
+// Deepest JSON we accept. Real pods nest ~12 levels under an AdmissionReview envelope, and
+// about as deep under a list page or a watch event.
 inline constexpr std::size_t kMaxJsonDepth = 64;
 
 struct DepthLimitedParse {
@@ -25,4 +27,8 @@ struct DepthLimitedParse {
 DepthLimitedParse parseInSituWithDepthLimit(std::string& text, rapidjson::Document& doc,
                                             std::size_t maxDepth = kMaxJsonDepth);
 
-}  // namespace gpua::admission
+// Parses a copy: `doc` owns its strings and `text` is read exactly to its length.
+DepthLimitedParse parseWithDepthLimit(std::string_view text, rapidjson::Document& doc,
+                                      std::size_t maxDepth = kMaxJsonDepth);
+
+}  // namespace gpua::kube

@@ -7,10 +7,10 @@
 #include <cstddef>
 #include <string_view>
 
-namespace gpua::admission {
+namespace gpua::kube {
 
 // The offset of the first byte below 0x20 other than TAB, LF and CR; npos when there is none.
 // One SSE2 pass (16 bytes a step), so it costs far less than the parse it precedes.
 std::size_t findForbiddenControlByte(std::string_view text);
 
-}  // namespace gpua::admission
+}  // namespace gpua::kube

@@ -1,10 +1,10 @@
-#include "admission/base64.hpp"
+#include "kube/base64.hpp"
 
 #include <gtest/gtest.h>
 
 #include <random>
 
-namespace gpua::admission {
+namespace gpua::kube {
 namespace {
 
 TEST(Base64, Rfc4648TestVectors) {
@@ -50,4 +50,4 @@ TEST(Base64, DecodeRejectsMalformedInput) {
 }
 
 }  // namespace
-}  // namespace gpua::admission
+}  // namespace gpua::kube
