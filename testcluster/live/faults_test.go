@@ -99,8 +99,10 @@ func testFaults(t *testing.T) {
 	kubectl("", "delete", "namespace", "fault-dev", "fault-exempt", "fault-quota", "--wait=false")
 }
 
+// waitMarker waits until the apiserver calls the webhook where its configurations point: a server-side
+// dry run of a training pod comes back with the webhook's class annotation (up.sh's marker).
 func waitMarker(t *testing.T) {
-	eventually(t, 60*time.Second, "the apiserver calls the webhook again", func() error {
+	eventually(t, 60*time.Second, "the apiserver calls the webhook", func() error {
 		r := kubectl(markerPod, "-n", "gpua-marker", "create", "--dry-run=server", "-o", "jsonpath={.metadata.annotations}", "-f", "-")
 		if !strings.Contains(r.Stdout, "gpu-admission.io/class") {
 			return fmt.Errorf("marker not mutated: %s", r.combined())

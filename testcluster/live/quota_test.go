@@ -1,7 +1,6 @@
 package live
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -224,15 +223,7 @@ func pointWebhooksAt(t *testing.T, base string) {
 		t.Fatalf("webhook_url.sh: %v", err)
 	}
 	mustKubectl(t, string(out), "apply", "-f", "-")
-	eventually(t, 30*time.Second, "webhook reachable at "+base, func() error {
-		var b bytes.Buffer
-		r := kubectl(markerPod, "-n", "gpua-marker", "create", "--dry-run=server", "-o", "jsonpath={.metadata.annotations}", "-f", "-")
-		b.WriteString(r.Stdout)
-		if !strings.Contains(b.String(), "gpu-admission.io/class") {
-			return fmt.Errorf("marker not mutated: %s", r.combined())
-		}
-		return nil
-	})
+	waitMarker(t)
 }
 
 const markerPod = `{"apiVersion":"v1","kind":"Pod","metadata":{"name":"marker","labels":{"gpu-admission.io/class":"training"}},"spec":{"containers":[{"name":"c","image":"cuda","resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}`
