@@ -128,8 +128,9 @@ spec:
 	})
 }
 
-// A denial by either of our pod webhooks, as the apiserver words it.
-var ourDenial = regexp.MustCompile(`admission webhook "(mutate|validate-pods)\.gpu-admission\.io" denied the request: `)
+// A denial by our pod webhook (the validating one: /mutate never denies), as the apiserver
+// words it.
+var ourDenial = regexp.MustCompile(`admission webhook "validate-pods\.gpu-admission\.io" denied the request: `)
 
 // waitForWebhookToSeeLabels waits until the webhook judges the namespace by its new labels: a
 // server-side dry run of the 2-GPU notebook is denied only once it does (enforce mode).

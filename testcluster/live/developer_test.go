@@ -23,9 +23,9 @@ func testDeveloperReadsTheDenial(t *testing.T) {
 	}
 	msg := strings.TrimSpace(r.Stderr)
 	t.Logf("kubectl printed:\n%s", msg)
-	// /mutate answers with the denial when a rule is enforced (docs/operations.md), and the
-	// mutating webhook runs first; validate-pods gives the same denial when mutate did not run.
-	const prefix = `Error from server (Forbidden): error when creating "STDIN": admission webhook "mutate.gpu-admission.io" denied the request: `
+	// /mutate never denies (docs/operations.md): it admits the pod unchanged and the validating
+	// webhook, the one with failurePolicy Fail, denies it under its own name.
+	const prefix = `Error from server (Forbidden): error when creating "STDIN": admission webhook "validate-pods.gpu-admission.io" denied the request: `
 	if !strings.HasPrefix(msg, prefix) {
 		t.Fatalf("denial does not start with kubectl's webhook denial line:\n%s", msg)
 	}

@@ -1,8 +1,9 @@
 #include "admission/request_parser.hpp"
 
+#include "engine/workload_kinds.hpp"
 #include "kube/json.hpp"
 #include "kube/json_parse.hpp"
-#include "engine/workload_kinds.hpp"
+#include "kube/object_names.hpp"
 
 namespace gpua::admission {
 
@@ -99,6 +100,37 @@ void fillContext(AdmissionRequest& r, const Value& request, const engine::UsageS
   c.dryRun = dryRun != nullptr && dryRun->IsBool() && dryRun->GetBool();
 }
 
+// The apiserver sends a UUID; the uid is echoed in the response and logged, so a request that
+// carries kilobytes of it, or bytes no apiserver sends, is refused.
+constexpr std::size_t kMaxUidBytes = 128;
+
+bool isPrintableAscii(std::string_view s) {
+  for (char c : s)
+    if (c <= ' ' || c > '~') return false;
+  return true;
+}
+
+// What a request names becomes a metric label and log fields: only names an apiserver could
+// have sent get that far (an unbounded namespace label was a memory and cardinality attack).
+std::optional<RequestError> checkNames(const AdmissionRequest& r) {
+  if (r.uid.size() > kMaxUidBytes || !isPrintableAscii(r.uid))
+    return error("invalid-uid", "request.uid " + quoted(r.uid) + " (" +
+                                    std::to_string(r.uid.size()) +
+                                    " bytes) is not a uid an apiserver sends: at most " +
+                                    std::to_string(kMaxUidBytes) + " printable ASCII bytes");
+  const auto& ns = r.context.namespaceName;
+  if (!ns.empty() && !kube::isDnsLabel(ns))
+    return error("invalid-namespace",
+                 "request.namespace " + quoted(ns) + " (" + std::to_string(ns.size()) +
+                     " bytes) is not a namespace name: a DNS label, at most 63 lowercase "
+                     "letters, digits and '-'");
+  if (r.name.size() > kube::kMaxDnsSubdomainBytes)
+    return error("invalid-name", "request.name " + quoted(r.name) + " (" +
+                                     std::to_string(r.name.size()) +
+                                     " bytes) is longer than any object name (253 bytes)");
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::optional<RequestError> parseJsonInSitu(std::string& buffer, rapidjson::Document& doc) {
@@ -128,6 +160,7 @@ std::variant<AdmissionRequest, RequestError> readAdmissionRequest(
   r.name = stringOr(request, "name");
   if (r.name.empty()) r.name = objectName(r);
   fillContext(r, request, usage);
+  if (auto e = checkNames(r)) return *e;
   return r;
 }
 

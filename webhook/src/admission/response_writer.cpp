@@ -30,6 +30,12 @@ bool carriesPatch(const engine::Decision& d, Endpoint endpoint) {
   return endpoint != Endpoint::Validate && d.allowed() && !d.patch.empty();
 }
 
+// /mutate never denies: the validating webhook judges the same unchanged pod and denies it
+// under its own name, which is the one kubectl prints and the one with failurePolicy Fail.
+bool defersDenial(const engine::Decision& d, Endpoint endpoint) {
+  return endpoint == Endpoint::Mutate && !d.allowed();
+}
+
 void writeStatus(JsonWriter& w, const engine::Denial& denial) {
   key(w, "status");
   w.StartObject();
@@ -116,8 +122,8 @@ std::string writeResponse(std::string_view uid, const engine::Decision* decision
   key(w, "uid");
   string(w, uid);
   key(w, "allowed");
-  w.Bool(decision == nullptr || decision->allowed());
-  if (decision != nullptr) {
+  w.Bool(decision == nullptr || decision->allowed() || defersDenial(*decision, endpoint));
+  if (decision != nullptr && !defersDenial(*decision, endpoint)) {
     if (decision->denial) writeStatus(w, *decision->denial);
     if (carriesPatch(*decision, endpoint)) writePatch(w, decision->patch);
     writeStrings(w, "warnings", warningsFor(*decision, endpoint));

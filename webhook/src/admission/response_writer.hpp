@@ -23,7 +23,8 @@ inline constexpr std::size_t kMaxDenialMessageBytes = 2048;
 //    warn-mode violations and one note listing the changes that were not applied.
 std::vector<std::string> warningsFor(const engine::Decision& decision, Endpoint endpoint);
 
-// `decision` null: admitted unchanged (a request the engine does not look at).
+// `decision` null: admitted unchanged (a request the engine does not look at). A denial on
+// Endpoint::Mutate is admitted unchanged too, with no warnings: /validate reports it.
 std::string writeResponse(std::string_view uid, const engine::Decision* decision,
                           Endpoint endpoint);
 

@@ -13,8 +13,10 @@
 
 namespace gpua::admission {
 
-// /mutate answers with the patch (and warnings, and a denial when enforced); /validate answers
-// with the verdict and never a patch; Both does everything in one response.
+// /mutate answers with the patch and warnings and never denies: for a pod the engine denies it
+// admits the pod unchanged and says nothing, so the validating webhook, which judges the same
+// pod, is the one that denies (one message, under one webhook name, whatever ran first).
+// /validate answers with the verdict and never a patch; Both does everything in one response.
 enum class Endpoint { Mutate, Validate, Both };
 
 struct ReviewResult {

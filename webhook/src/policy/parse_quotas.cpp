@@ -185,6 +185,7 @@ void parseQuotas(YamlReader& r, const YAML::Node& node, const std::string& path,
 }
 
 void parseRollout(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft) {
+  draft.set.rolloutDeclared = true;
   eachElement(r, node, path, draft, parseRolloutRule);
 }
 

@@ -259,6 +259,9 @@ struct PolicySet {
   std::vector<SkipRule> skip;
   std::vector<Quota> quotas;
   std::vector<RolloutRule> rollout;  // first match wins; no match = Enforce
+  // A document has a `rollout` key (even an empty list): without one every namespace is
+  // enforced, which a reload only accepts when it is written (see server/reloader).
+  bool rolloutDeclared = false;
   std::vector<TemplateKind> templateKinds;
   // The cluster's globalDefault PriorityClass name: a pod carrying it did not choose it.
   std::optional<std::string> globalDefaultPriorityClass;

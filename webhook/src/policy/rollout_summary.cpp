@@ -1,5 +1,7 @@
 #include "policy/rollout_summary.hpp"
 
+#include <algorithm>
+
 namespace gpua::policy {
 
 namespace {
@@ -87,6 +89,16 @@ std::vector<std::string> describeRollout(const PolicySet& p) {
     out.push_back(std::string(out.empty() ? "every namespace" : "every other namespace") +
                   ": enforce");
   return out;
+}
+
+std::string suspectRolloutLoss(const PolicySet& before, const PolicySet& after) {
+  if (after.rolloutDeclared || !before.rolloutDeclared) return {};
+  const bool softened = std::any_of(before.rollout.begin(), before.rollout.end(),
+                                    [](const RolloutRule& r) { return r.mode != Mode::Enforce; });
+  if (!softened) return {};
+  return "the new policy has no rollout section, so every namespace would be enforced, where the "
+         "policy in force has warn or audit namespaces: a policy file cut short? To enforce "
+         "everywhere on purpose, write the section (rollout: [] or - mode: enforce)";
 }
 
 }  // namespace gpua::policy

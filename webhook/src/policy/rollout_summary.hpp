@@ -13,4 +13,11 @@ namespace gpua::policy {
 // and the exempt namespaces first when there are any.
 std::vector<std::string> describeRollout(const PolicySet& p);
 
+// Why replacing `before` by `after` looks like an accident rather than a decision, or "": the
+// new policy has no `rollout` section at all, so every namespace would be enforced, where the
+// old one declared warn or audit namespaces. A file cut short (truncated while being written,
+// or left half-copied) loses its trailing rollout block and still parses. A deliberate switch
+// writes the section (`rollout: []` or `- mode: enforce`).
+std::string suspectRolloutLoss(const PolicySet& before, const PolicySet& after);
+
 }  // namespace gpua::policy

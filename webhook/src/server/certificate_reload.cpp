@@ -22,7 +22,8 @@ void publishLoadedCertificate(const ReloadTargets& t, const TlsLoadResult& loade
 std::string reloadCertificate(const ReloadTargets& t, int64_t now) {
   auto loaded = loadTlsContext(t.tls);
   std::string error = loaded.error;
-  if (loaded.context) error = refuseReplacement(t.tlsStore->validity(), loaded, now);
+  if (loaded.context)
+    error = refuseReplacement(t.tlsStore->validity(), loaded, now, t.serviceDnsName);
   if (!error.empty()) {
     t.metrics->certificateReloadFailures.inc();
     t.logger->error("certificate reload failed; keeping the current certificate",

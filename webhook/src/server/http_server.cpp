@@ -9,6 +9,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
@@ -101,6 +102,13 @@ struct SessionEnv {
     const auto& p = options.clientCertExemptPaths;
     return std::find(p.begin(), p.end(), path) != p.end();
   }
+  bool offloaded(const std::string& path) const {
+    const auto& p = options.offloadPaths;
+    return offload && std::find(p.begin(), p.end(), path) != p.end();
+  }
+
+  // Runs the handlers of options.offloadPaths, so a slow one never holds an I/O thread.
+  mutable std::optional<net::thread_pool> offload;
 };
 
 // The read buffer holds at most one header section: Beast parses a chunked body's trailer
@@ -109,6 +117,12 @@ struct SessionEnv {
 std::size_t readBufferLimit(const HttpServerOptions& o) {
   return std::max<std::size_t>(o.maxHeaderBytes, 1024);
 }
+
+// The first bytes of every body come with the connection, like its read buffer: an ordinary
+// 3-8 KB review never waits for the budget, however many large uploads hold it. Bytes beyond
+// them are charged in steps.
+constexpr std::size_t kFreeBodyBytes = 64u << 10;
+constexpr std::size_t kBudgetStepBytes = 64u << 10;
 
 // How long a response to a rejected upload may keep reading the rest of the body, so the
 // client sees our 413 instead of a reset.
@@ -152,13 +166,18 @@ class Session : public std::enable_shared_from_this<Session> {
   // From any thread: finish what is in flight, then close. A connection that has not sent
   // its TLS ClientHello yet has nothing in flight: it closes now instead of holding the exit
   // for the header timeout.
+  // While draining, an idle connection still open was never told to close (a response during
+  // the drain says "Connection: close" and ends its connection): its client may be sending a
+  // request right now, and closing under it fails that request with EOF (the apiserver does
+  // not retry). So it keeps its drain wait for one last request, answered with
+  // "Connection: close", and is closed when the wait runs out.
   void stop() {
     net::post(executor_, [self = shared_from_this()] {
       self->stopping_ = true;
       if (self->awaitingHello_) return self->closeNow();
       const bool silent =
           self->handshaking_ && SSL_get_state(self->stream_->native_handle()) == TLS_ST_BEFORE;
-      if (self->idle_ || silent) self->lowest().cancel();
+      if (silent || (self->idle_ && !self->draining())) self->lowest().cancel();
     });
   }
 
@@ -220,7 +239,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // starts only once the client has begun a request. While draining, the wait is short: a
   // connection still idle after it is closed between requests.
   void awaitRequest() {
-    if (stopping()) return gracefulClose();
+    if (stopping() && !draining()) return gracefulClose();
     if (buffer_.size() > 0) return readHeader();
     const auto now = std::chrono::steady_clock::now();
     if (!idle_) idleSince_ = now;
@@ -234,8 +253,9 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_->async_read_some(buffer_.prepare(std::min<std::size_t>(16 * 1024, buffer_.max_size())),
                              [self = shared_from_this()](error_code ec, std::size_t n) {
                                if (ec == net::error::operation_aborted) {
-                                 if (self->stopping()) return self->gracefulClose();
+                                 // Re-armed by a drain (shorter wait); cancelled by a stop.
                                  if (self->draining()) return self->awaitRequest();
+                                 if (self->stopping()) return self->gracefulClose();
                                }
                                self->idle_ = false;
                                if (ec) return self->closeNow();  // idle timeout or client gone
@@ -257,31 +277,40 @@ class Session : public std::enable_shared_from_this<Session> {
                             });
   }
 
-  // Takes the announced body size from the budget before any of it is read (Beast reserves
-  // a Content-Length body up front); a chunked body may grow to the limit.
-  bool reserveBody() {
-    const auto length = parser_->content_length();
-    const std::size_t want = length               ? static_cast<std::size_t>(*length)
-                             : parser_->chunked() ? env_->options.maxBodyBytes
-                                                  : 0;
-    if (want == 0) return true;
+  // The buffer budget is charged for body bytes received, in steps, never for what a header
+  // announces: 8 requests that announced 8 MiB each and sent nothing reserved the whole 64 MiB,
+  // and every other review got a 503 for as long as they stalled.
+  bool chargeReceived() {
+    const std::size_t have = parser_->get().body().size();
+    if (have <= kFreeBodyBytes + reserved_) return true;
+    const std::size_t step = kBudgetStepBytes;
+    const std::size_t want = (have - kFreeBodyBytes + step - 1) / step * step - reserved_;
     if (!env_->registry->reserve(want, env_->options.maxBufferedBytes)) return false;
-    reserved_ = want;
+    reserved_ += want;
     return true;
   }
   void unreserve() {
     if (reserved_) env_->registry->unreserve(std::exchange(reserved_, 0));
   }
 
+  // Before a refusal's drain: the body read so far is dropped with its share of the budget
+  // (kept, it would be memory the budget no longer counts).
+  void dropRequest() {
+    parser_.reset();
+    unreserve();
+  }
+
+  void refuseBusy() {
+    dropRequest();
+    env_->overload("buffer-budget");
+    auto busy = HttpResponse::text(
+        503, "server busy: too many request bodies are being read at once; retry", "busy");
+    busy.headers.emplace_back("Retry-After", "1");
+    write(std::move(busy), false, true);
+  }
+
   // Clients such as curl send "Expect: 100-continue" for large bodies and wait for it.
   void maybeContinue() {
-    if (!reserveBody()) {
-      env_->overload("buffer-budget");
-      auto busy = HttpResponse::text(
-          503, "server busy: too many request bodies are being read at once; retry", "busy");
-      busy.headers.emplace_back("Retry-After", "1");
-      return write(std::move(busy), false, true);
-    }
     const auto expect = parser_->get()[http::field::expect];
     if (!equalsIgnoreCase(expect, "100-continue")) return readBody();
     continue_.emplace(http::status::continue_, parser_->get().version());
@@ -293,13 +322,19 @@ class Session : public std::enable_shared_from_this<Session> {
                       });
   }
 
+  // One deadline for the whole body; the budget is charged as its bytes arrive.
   void readBody() {
     expiresAfter(env_->options.bodyTimeout);
-    http::async_read(*stream_, buffer_, *parser_,
-                     [self = shared_from_this()](error_code ec, std::size_t) {
-                       if (ec) return self->readFailed(ec, "body-timeout");
-                       self->handle();
-                     });
+    readBodySome();
+  }
+  void readBodySome() {
+    if (!chargeReceived()) return refuseBusy();
+    if (parser_->is_done()) return handle();
+    http::async_read_some(*stream_, buffer_, *parser_,
+                          [self = shared_from_this()](error_code ec, std::size_t) {
+                            if (ec) return self->readFailed(ec, "body-timeout");
+                            self->readBodySome();
+                          });
   }
 
   // Arms the stream's deadline and remembers it: below TLS, an expired deadline can surface
@@ -347,26 +382,50 @@ class Session : public std::enable_shared_from_this<Session> {
     req.body = std::move(parser_->get().body());
     req.received = received_;
     const bool keepAlive = msg.keep_alive();
-    HttpResponse res;
     if (env_->options.requireClientCert && !clientVerified_ &&
         !env_->exemptFromClientCert(req.path)) {
       env_->bad("client-cert-required");
-      res = HttpResponse::text(
-          403, "a client certificate signed by --client-ca is required for " + req.path);
-    } else {
-      try {
-        res = env_->handler(req);
-      } catch (const std::exception& e) {
-        if (env_->events.handlerError) env_->events.handlerError(req, e.what());
-        res = HttpResponse::text(500, "internal error", "internal-error");
-      }
+      return respond(
+          HttpResponse::text(
+              403, "a client certificate signed by --client-ca is required for " + req.path),
+          keepAlive);
     }
+    if (env_->offloaded(req.path)) return handleOffloaded(std::move(req), keepAlive);
+    HttpResponse res = callHandler(req);
     req = HttpRequest();  // the body's bytes are no longer buffered
+    respond(std::move(res), keepAlive);
+  }
+
+  HttpResponse callHandler(const HttpRequest& req) const {
+    try {
+      return env_->handler(req);
+    } catch (const std::exception& e) {
+      if (env_->events.handlerError) env_->events.handlerError(req, e.what());
+      return HttpResponse::text(500, "internal error", "internal-error");
+    }
+  }
+
+  // A /metrics scrape renders every series: on the side thread, so reviews on this I/O thread
+  // go on meanwhile. The answer comes back to the connection's strand; the session's reference
+  // travels with it, so the session never ends on the side thread.
+  void handleOffloaded(HttpRequest req, bool keepAlive) {
+    net::post(
+        *env_->offload, [self = shared_from_this(), req = std::move(req), keepAlive]() mutable {
+          HttpResponse res = self->callHandler(req);
+          auto executor = self->executor_;
+          net::post(executor, [self = std::move(self), res = std::move(res), keepAlive]() mutable {
+            self->respond(std::move(res), keepAlive);
+          });
+        });
+  }
+
+  void respond(HttpResponse res, bool keepAlive) {
     unreserve();
     write(std::move(res), keepAlive && !stopping() && !draining(), false);
   }
 
   void reject(int status, std::string message) {
+    dropRequest();
     write(HttpResponse::text(status, std::move(message)), false, true);
   }
 
@@ -548,6 +607,7 @@ HttpServer::HttpServer(net::io_context& ioc, std::shared_ptr<TlsContextStore> tl
   env->options = options;
   env->events = std::move(events);
   env->registry = std::make_shared<Registry>();
+  if (!options.offloadPaths.empty()) env->offload.emplace(1);
   state_ = std::make_shared<State>(ioc, std::move(tls), std::move(env));
 }
 

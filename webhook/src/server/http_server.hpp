@@ -33,8 +33,8 @@ struct HttpServerOptions {
   // Connections beyond these are closed right after accept, before any TLS state exists.
   std::size_t maxConnections = 1024;
   std::size_t maxConnectionsPerSource = 0;  // per client IP; 0 = no per-source cap
-  // Body bytes announced (Content-Length, or maxBodyBytes when chunked) by all requests being
-  // read at once; a request that does not fit gets a 503 before its body is read.
+  // Body bytes received (in 64 KiB steps) by all requests being read at once, whatever their
+  // headers announce; a request whose next bytes do not fit gets a 503 and the connection ends.
   std::size_t maxBufferedBytes = 64u << 20;
   // With a TLS context that asks for client certificates without requiring them: requests to
   // other paths than these without a verified client certificate get a 403.
@@ -43,6 +43,9 @@ struct HttpServerOptions {
   // While draining (beginDrain), a connection idle this long is closed; a busy one is closed
   // after its response ("Connection: close").
   std::chrono::milliseconds drainIdleTimeout{2'000};
+  // Requests to these paths are handled on one side thread, not on an I/O thread: a handler
+  // that may be slow (a /metrics scrape renders every series) never delays the others.
+  std::vector<std::string> offloadPaths;
 };
 
 // Observers, called on I/O threads; each may be empty.

@@ -150,11 +150,23 @@ std::vector<policy::Diagnostic> Reloader::loadAndPublish(const policy::PolicyFil
     if (loaded.errors.empty()) log.error("policy reload failed; keeping the last good policy");
     return loaded.errors;
   }
+  const auto previous = targets_.policy->get();
+  if (auto why = previous ? policy::suspectRolloutLoss(*previous, *loaded.policy) : std::string();
+      !why.empty()) {
+    targets_.metrics->policyReloads.with({"suspect"}).inc();
+    targets_.metrics->policyLastReloadSuccess.set(0);
+    log.error("policy reload held back as suspect; keeping the last good policy",
+              {{"error", why},
+               {"revision", loaded.policy->revision},
+               {"keptRevision", previous->revision}});
+    policy::Diagnostic d;
+    d.message = std::move(why);
+    return {d};
+  }
   targets_.metrics->policyReloads.with({"success"}).inc();
   log.info("policy reloaded", {{"policy", loaded.policy->name},
                                {"revision", loaded.policy->revision},
                                {"files", loaded.policy->sourceFiles}});
-  const auto previous = targets_.policy->get();
   logModeChanges(previous.get(), *loaded.policy);
   publishPolicy(targets_, loaded.policy);
   return {};

@@ -112,6 +112,8 @@ HttpServerOptions serverOptions(const ServeConfig& config, const Capacity& capac
   // and Prometheus have none and get the health and metrics paths on the same port.
   o.requireClientCert = !config.clientCa.empty();
   o.clientCertExemptPaths = {"/healthz", "/readyz", "/metrics"};
+  // A scrape renders every series (milliseconds for large clusters): never on an I/O thread.
+  o.offloadPaths = {"/metrics"};
   return o;
 }
 
@@ -253,9 +255,16 @@ int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
   warnIfQuotasUnchecked(logger, usage, *loaded.policy);
   warnIfNamespaceLabelsUnknown(logger, usage, *loaded.policy);
   warnIfCapacityUnchecked(logger, usage, *loaded.policy);
-  auto readiness = std::make_shared<Readiness>(usage.source, targets.tlsStore);
+  auto readiness =
+      std::make_shared<Readiness>(usage.source, targets.tlsStore, config.serviceDnsName);
   readiness->setPoliciesLoaded(true);
   readiness->setCertificatesLoaded(true);
+  readiness->setUnsyncedGrace(
+      [p = targets.policy] {
+        const auto policy = p->get();
+        return policy && policy->quotaUnavailable == policy::QuotaUnavailable::FailOpen;
+      },
+      std::chrono::steady_clock::now() + config.syncGrace);
 
   const unsigned threads = capacity.threads;
   net::io_context ioc(static_cast<int>(threads));

@@ -127,7 +127,8 @@ const std::vector<Setting>& settings() {
        "idle keep-alive connection timeout (default 120s; keep above 90s)",
        durationSetter(&ServeConfig::idleTimeout)},
       {"--shutdown-delay", "GPU_ADMISSION_SHUTDOWN_DELAY",
-       "on SIGTERM, report unready but keep serving this long first (default 0; 5s in k8s)",
+       "on SIGTERM, report unready but keep serving this long first (default 5s; a second "
+       "signal skips the rest)",
        durationSetter(&ServeConfig::shutdownDelay)},
       {"--max-connections", "GPU_ADMISSION_MAX_CONNECTIONS",
        "open connections at most; more are closed at once (default: from the memory limit)",
@@ -171,6 +172,10 @@ const std::vector<Setting>& settings() {
          c.usageFiles.insert(c.usageFiles.end(), parts.begin(), parts.end());
          return {};
        }},
+      {"--sync-grace", "GPU_ADMISSION_SYNC_GRACE",
+       "with quotaUnavailable failOpen, ready this long after start even if cluster state "
+       "never synced (default 30s)",
+       durationSetter(&ServeConfig::syncGrace)},
       {"--quota-unavailable-grace", "GPU_ADMISSION_QUOTA_UNAVAILABLE_GRACE",
        "how long quotas stay live while the watch reconnects (default 30s)",
        [](ServeConfig& c, const std::string& v) -> std::string {

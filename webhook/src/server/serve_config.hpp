@@ -47,8 +47,9 @@ struct ServeConfig {
   // lack it is served, with a warning. Empty: not checked.
   std::string serviceDnsName;
   // On SIGTERM, /readyz answers 503 for this long while requests are still served, so the
-  // endpoint removal reaches every apiserver before the listener closes. 0 = close at once.
-  std::chrono::milliseconds shutdownDelay{0};
+  // endpoint removal reaches every apiserver before the listener closes. 0 = close at once
+  // (a second signal also skips the rest of the delay).
+  std::chrono::milliseconds shutdownDelay{5'000};
 
   // Where live GPU usage comes from (at most one). None: an empty snapshot with
   // available=false, so quota checks follow the policy's quotaUnavailable.
@@ -56,6 +57,10 @@ struct ServeConfig {
   std::string kubeContext;  // --kube-context: a context of the kubeconfig (default: current)
   bool inCluster = false;   // --in-cluster: the pod's service account (explicit, never guessed)
   std::vector<std::string> usageFiles;  // --usage-from: a fixed snapshot (kubectl get -o json)
+  // With quotaUnavailable: failOpen, /readyz stops waiting for the first sync of cluster state
+  // this long after start (a forbidden pod list or an unreachable API must not keep every
+  // replica unready, which makes the fail-closed pod webhook refuse every pod).
+  std::chrono::milliseconds syncGrace{30'000};
   // How long quotas stay live while the watch reconnects (cluster sources only).
   std::optional<std::chrono::milliseconds> quotaUnavailableGrace;
   // The JSON log: lines below this level are not written. At info, denials, violations and

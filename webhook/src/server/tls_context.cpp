@@ -151,12 +151,19 @@ bool loadClientCa(ssl::context& ctx, const std::string& caFile, std::string& err
 }  // namespace
 
 std::string refuseReplacement(const CertificateValidity& served, const TlsLoadResult& candidate,
-                              int64_t now) {
+                              int64_t now, const std::string& serviceDnsName) {
   if (!served.validAt(now)) return {};  // anything that loads beats an expired certificate
   if (candidate.notAfterUnix <= now)
     return "the new certificate expired at " + utc(candidate.notAfterUnix);
   if (candidate.notBeforeUnix > now)
     return "the new certificate is not valid before " + utc(candidate.notBeforeUnix);
+  if (!serviceDnsName.empty() && sansCover(served.dnsNames, serviceDnsName) &&
+      !sansCover(candidate.dnsNames, serviceDnsName)) {
+    std::string names;
+    for (const auto& n : candidate.dnsNames) names += (names.empty() ? "" : ", ") + n;
+    return "the new certificate's DNS names (" + (names.empty() ? "none" : names) +
+           ") do not include the service name " + serviceDnsName + ", which the apiserver verifies";
+  }
   return {};
 }
 

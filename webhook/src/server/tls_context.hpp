@@ -41,6 +41,7 @@ const char* tls12CipherList();
 struct CertificateValidity {
   int64_t notBeforeUnix = 0;
   int64_t notAfterUnix = 0;
+  std::vector<std::string> dnsNames;  // the leaf's DNS subjectAltNames
   bool validAt(int64_t unixSeconds) const {
     return notBeforeUnix <= unixSeconds && unixSeconds < notAfterUnix;
   }
@@ -61,7 +62,7 @@ class TlsContextStore {
   void set(const TlsLoadResult& loaded) {
     std::lock_guard lock(mutex_);
     current_ = loaded.context;
-    validity_ = {loaded.notBeforeUnix, loaded.notAfterUnix};
+    validity_ = {loaded.notBeforeUnix, loaded.notAfterUnix, loaded.dnsNames};
   }
   CertificateValidity validity() const {
     std::lock_guard lock(mutex_);
@@ -76,9 +77,11 @@ class TlsContextStore {
 
 // Why `candidate` must not replace the certificate being served at `now`, or "" when it may:
 // while the served one is valid, a replacement outside its own validity window (expired, not
-// yet valid: a clock or issuer mistake) would fail every new handshake, so it is refused.
+// yet valid: a clock or issuer mistake) would fail every new handshake, so it is refused; so is
+// one whose DNS names lack `serviceDnsName` (when set) while the served one has it: the
+// apiserver verifies that name, so every admission call would fail.
 std::string refuseReplacement(const CertificateValidity& served, const TlsLoadResult& candidate,
-                              int64_t now);
+                              int64_t now, const std::string& serviceDnsName = {});
 
 // Whether the DNS SANs cover `name` (exactly or by a "*." wildcard of one label).
 bool sansCover(const std::vector<std::string>& dnsNames, const std::string& name);

@@ -8,6 +8,11 @@
 
 namespace gpua::server {
 
+// Namespaces with series of their own in requests_total; requests from later ones are counted
+// under namespace="_other" (the value comes from requests: without a cap every distinct name
+// was a series kept forever).
+inline constexpr std::size_t kMaxNamespaceLabelValues = 2000;
+
 struct WebhookMetrics {
   // namespaceLabel: whether requests_total carries the namespace (serve
   // --metrics-namespace-label).
@@ -31,6 +36,7 @@ struct WebhookMetrics {
         certificateNotBefore(r.gauge(telemetry::kCertificateNotBeforeTimestampSeconds).get()),
         violations(r.counter(telemetry::kViolationsTotal)),
         quotaUnavailable(r.counter(telemetry::kQuotaUnavailableTotal)) {
+    if (namespaceLabel) requests.capLabel("namespace", kMaxNamespaceLabelValues);
     r.gauge(telemetry::kBuildInfo)
         .with({telemetry::kBuildVersion, telemetry::kBuildRevision})
         .set(1);

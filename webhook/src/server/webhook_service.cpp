@@ -20,9 +20,12 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-const char* decisionLabel(const admission::ReviewResult& r) {
+// "deferred": /mutate admitted unchanged a pod the engine denies, for /validate to deny (so an
+// alert summing decision="denied" over both paths counts each denial once).
+const char* decisionLabel(const admission::ReviewResult& r, admission::Endpoint endpoint) {
   if (r.httpStatus >= 500) return "error";
-  if (r.decision && !r.decision->allowed()) return "denied";
+  if (r.decision && !r.decision->allowed())
+    return endpoint == admission::Endpoint::Mutate ? "deferred" : "denied";
   return "allowed";
 }
 
@@ -99,7 +102,7 @@ HttpResponse WebhookService::admit(const HttpRequest& request, admission::Endpoi
                     ? admission::review(request.body, endpoint, *policy, *usage, deps_.decide)
                     : admission::review(request.body, endpoint, *policy, *usage,
                                         *supply_.get(policy));
-  record(request, result, *policy, pathLabel(endpoint));
+  record(request, result, *policy, endpoint);
 
   // The body moves on to the response (record() is done with it): a typical response is
   // kilobytes of base64 patch.
@@ -113,7 +116,8 @@ HttpResponse WebhookService::admit(const HttpRequest& request, admission::Endpoi
 }
 
 void WebhookService::record(const HttpRequest& request, const admission::ReviewResult& result,
-                            const policy::PolicySet& policy, std::string_view path) {
+                            const policy::PolicySet& policy, admission::Endpoint endpoint) {
+  const std::string_view path = pathLabel(endpoint);
   using namespace std::chrono;
   const auto micros = duration_cast<microseconds>(steady_clock::now() - request.received).count();
   auto& m = *deps_.metrics;
@@ -134,7 +138,7 @@ void WebhookService::record(const HttpRequest& request, const admission::ReviewR
   const std::string_view cls = d ? std::string_view(d->className) : std::string_view();
   const std::string_view outcome =
       d ? std::string_view(engine::outcomeName(d->outcome)) : std::string_view("not-applicable");
-  const char* decision = decisionLabel(result);
+  const char* decision = decisionLabel(result, endpoint);
   if (m.requestsByNamespace)
     m.requests.with({path, decision, cls, result.namespaceName, outcome}).inc();
   else

@@ -62,7 +62,7 @@ class WebhookService {
  private:
   std::shared_ptr<const engine::UsageSnapshot> usageSnapshot() const;
   void record(const HttpRequest& request, const admission::ReviewResult& result,
-              const policy::PolicySet& policy, std::string_view path);
+              const policy::PolicySet& policy, admission::Endpoint endpoint);
 
   WebhookDeps deps_;
   std::shared_ptr<const engine::UsageSnapshot> emptyUsage_;

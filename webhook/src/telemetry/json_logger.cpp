@@ -1,5 +1,6 @@
 #include "telemetry/json_logger.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 
@@ -16,10 +17,21 @@ void appendChars(std::string& out, T value) {
   out.append(buf, res.ptr);
 }
 
+// A value longer than the limit is cut at a character boundary and says how long it was: a
+// field can come from a request (a 3 MB uid was logged verbatim), and a line must stay a line.
+void appendBoundedString(std::string& out, std::string_view s) {
+  if (s.size() <= kMaxLogValueBytes) return appendJsonString(out, s);
+  std::size_t cut = kMaxLogValueBytes;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  std::string shown(s.substr(0, cut));
+  shown += "...(" + std::to_string(s.size()) + " bytes)";
+  appendJsonString(out, shown);
+}
+
 struct ValueWriter {
   std::string& out;
   void operator()(std::monostate) const { out += "null"; }
-  void operator()(std::string_view s) const { appendJsonString(out, s); }
+  void operator()(std::string_view s) const { appendBoundedString(out, s); }
   void operator()(bool b) const { out += b ? "true" : "false"; }
   void operator()(double d) const {
     if (std::isfinite(d))
@@ -31,9 +43,14 @@ struct ValueWriter {
   void operator()(uint64_t u) const { appendChars(out, u); }
   void operator()(std::span<const std::string> list) const {
     out.push_back('[');
-    for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::size_t shown = std::min(list.size(), kMaxLogListItems);
+    for (std::size_t i = 0; i < shown; ++i) {
       if (i > 0) out.push_back(',');
-      appendJsonString(out, list[i]);
+      appendBoundedString(out, list[i]);
+    }
+    if (shown < list.size()) {
+      out += ",";
+      appendJsonString(out, "...(" + std::to_string(list.size()) + " items)");
     }
     out.push_back(']');
   }

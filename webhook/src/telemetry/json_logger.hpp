@@ -25,6 +25,11 @@ namespace gpua::telemetry {
 
 class Counter;
 
+// Bounds of one field: a longer string value is cut (at a UTF-8 character boundary) and ends
+// "...(N bytes)"; a longer list ends with "...(N items)".
+inline constexpr std::size_t kMaxLogValueBytes = 4096;
+inline constexpr std::size_t kMaxLogListItems = 64;
+
 // One key/value of a log line. Views only: a field lives for the duration of the log() call.
 class LogField {
  public:

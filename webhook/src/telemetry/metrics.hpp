@@ -12,8 +12,10 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <shared_mutex>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +23,9 @@
 #include "telemetry/metric_names.hpp"
 
 namespace gpua::telemetry {
+
+// The label value shared by the values a capped label (Family::capLabel) has no room for.
+inline constexpr std::string_view kOverflowLabelValue = "_other";
 
 class Counter {
  public:
@@ -124,13 +129,31 @@ class Family : public FamilyBase {
     {
       std::shared_lock lock(mutex_);
       if (auto it = series_.find(values); it != series_.end()) return *it->second;
+      if (!caps_.empty()) {  // a value past its label's cap has a series already: the overflow's
+        const auto capped = cappedValues(values);
+        if (auto it = series_.find(capped); it != series_.end()) return *it->second;
+      }
     }
     std::unique_lock lock(mutex_);
-    auto it = series_.find(values);
+    const auto capped = admitValues(values);
+    auto it = series_.find(capped);
     if (it == series_.end())
       it =
-          series_.emplace(std::vector<std::string>(values.begin(), values.end()), factory_()).first;
+          series_.emplace(std::vector<std::string>(capped.begin(), capped.end()), factory_()).first;
     return *it->second;
+  }
+  // At most `maxValues` distinct values of `label` get series of their own; later ones share
+  // the value kOverflowLabelValue, so values taken from requests cannot grow the family without
+  // bound. Call before the first with().
+  void capLabel(std::string_view label, std::size_t maxValues) {
+    const auto& names = labelNames();
+    const auto at = std::find(names.begin(), names.end(), label);
+    if (at == names.end()) throw std::invalid_argument("no label " + std::string(label));
+    const auto index = static_cast<std::size_t>(at - names.begin());
+    std::unique_lock lock(mutex_);
+    for (auto& cap : caps_)
+      if (cap.index == index) return void(cap.maxValues = maxValues);
+    caps_.push_back({index, maxValues, {}});
   }
   // The unlabelled series.
   Metric& get() { return with(std::span<const std::string_view>()); }
@@ -151,9 +174,31 @@ class Family : public FamilyBase {
   }
 
  private:
+  struct LabelCap {
+    std::size_t index;
+    std::size_t maxValues;
+    std::set<std::string, std::less<>> seen;
+  };
+
+  // `values` with every capped label that is not among its admitted values replaced by the
+  // overflow value (under either lock).
+  std::vector<std::string_view> cappedValues(std::span<const std::string_view> values) const {
+    std::vector<std::string_view> out(values.begin(), values.end());
+    for (const auto& cap : caps_)
+      if (!cap.seen.contains(out[cap.index])) out[cap.index] = kOverflowLabelValue;
+    return out;
+  }
+  // The same, admitting new values while their label has room (under the exclusive lock).
+  std::vector<std::string_view> admitValues(std::span<const std::string_view> values) {
+    for (auto& cap : caps_)
+      if (cap.seen.size() < cap.maxValues) cap.seen.emplace(values[cap.index]);
+    return cappedValues(values);
+  }
+
   std::function<std::unique_ptr<Metric>()> factory_;
   mutable std::shared_mutex mutex_;
   std::map<std::vector<std::string>, std::unique_ptr<Metric>, LabelValuesLess> series_;
+  std::vector<LabelCap> caps_;
 };
 
 class CounterFamily : public Family<Counter> {

@@ -252,7 +252,7 @@ TEST_F(ReviewCodec, OnlyCreatesOfPodsAndWorkloadsReachTheEngine) {
     s.group = c.group;
     s.kind = c.kind;
     s.object = R"({"metadata":{"name":"x"}})";
-    const ReviewResult r = run(reviewJson(s));
+    const ReviewResult r = run(reviewJson(s), Endpoint::Validate);
     ASSERT_EQ(r.httpStatus, 200) << c.kind << " " << r.body;
     EXPECT_EQ(gCalls, c.decided ? 1 : 0) << c.operation << " " << c.group << "/" << c.kind;
     EXPECT_EQ(r.decision.has_value(), c.decided);
@@ -296,10 +296,40 @@ TEST_F(ReviewCodec, TemplateKindsFromThePolicyReachTheEngine) {
   EXPECT_EQ(gSeen.kind, "PyTorchJob");
 }
 
+// The namespace becomes a metric label and the uid is echoed and logged: a 200 KB namespace was
+// accepted, kept as a series forever and logged verbatim.
+TEST_F(ReviewCodec, NamesNoApiserverSendsAreRefused) {
+  const auto refused = [&](RequestSpec s, const std::string& kind) {
+    const ReviewResult r = run(reviewJson(s), Endpoint::Validate);
+    EXPECT_EQ(r.httpStatus, 400) << r.body;
+    EXPECT_EQ(r.errorKind, kind) << r.body;
+    EXPECT_LT(r.body.size(), 400u) << "the message quotes the value cut short";
+    EXPECT_FALSE(r.decision.has_value());
+  };
+  RequestSpec s;
+  s.nameSpace = std::string(200 << 10, 'a');
+  refused(s, "invalid-namespace");
+  s.nameSpace = "Team_A";
+  refused(s, "invalid-namespace");
+  s.nameSpace = std::string(64, 'a');
+  refused(s, "invalid-namespace");
+  s = RequestSpec();
+  s.uid = std::string(3 << 20, 'u');
+  refused(s, "invalid-uid");
+  s.uid = "a b";
+  refused(s, "invalid-uid");
+
+  s = RequestSpec();
+  s.nameSpace = std::string(63, 'a');
+  EXPECT_EQ(run(reviewJson(s), Endpoint::Validate).httpStatus, 200);
+  s.uid = std::string(128, 'u');
+  EXPECT_EQ(run(reviewJson(s), Endpoint::Validate).httpStatus, 200);
+}
+
 TEST_F(ReviewCodec, DenialIsAllowedFalseWithForbiddenStatus) {
   gNext.denial = engine::Denial{403, "Forbidden", "pod p: container c asks for\n9 GPUs"};
   gNext.patch = samplePatch();  // must not be sent with a denial
-  for (Endpoint e : {Endpoint::Mutate, Endpoint::Validate, Endpoint::Both}) {
+  for (Endpoint e : {Endpoint::Validate, Endpoint::Both}) {
     const ReviewResult r = run(reviewJson({}), e);
     ASSERT_EQ(r.httpStatus, 200);
     const auto d = parseBody(r.body);
@@ -311,6 +341,25 @@ TEST_F(ReviewCodec, DenialIsAllowedFalseWithForbiddenStatus) {
     EXPECT_FALSE(resp.HasMember("patch"));
     EXPECT_FALSE(resp.HasMember("patchType"));
   }
+}
+
+// The denial comes from /validate alone, so kubectl names validate-pods.gpu-admission.io (the
+// webhook with failurePolicy Fail) whichever webhook the apiserver calls first. /mutate admits the
+// pod unchanged and silent: /validate then judges the very pod /mutate saw.
+TEST_F(ReviewCodec, MutateNeverDeniesItLeavesThePodUnchangedForValidate) {
+  gNext.denial = engine::Denial{403, "Forbidden", "pod p: container c asks for 9 GPUs"};
+  gNext.patch = samplePatch();
+  gNext.warnings = {"gpu-admission: set class training"};
+  gNext.auditAnnotations = {{"class", "training"}};
+  const ReviewResult r = run(reviewJson({}), Endpoint::Mutate);
+  ASSERT_EQ(r.httpStatus, 200);
+  const auto d = parseBody(r.body);
+  const auto& resp = d["response"];
+  EXPECT_TRUE(resp["allowed"].GetBool()) << r.body;
+  for (const char* member : {"status", "patch", "patchType", "warnings", "auditAnnotations"})
+    EXPECT_FALSE(resp.HasMember(member)) << member << " in " << r.body;
+  ASSERT_TRUE(r.decision.has_value());  // the server's metrics and log still see the verdict
+  EXPECT_FALSE(r.decision->allowed());
 }
 
 TEST_F(ReviewCodec, MutateCarriesTheBase64PatchValidateNever) {

@@ -52,7 +52,7 @@ TEST_F(E2eTest, ValidateReturnsTheVerdictAndNeverAPatch) {
 
 TEST_F(E2eTest, DenialIs403ForbiddenInsideA200) {
   start();
-  for (const std::string path : {"/mutate", "/validate", "/admit"}) {
+  for (const std::string path : {"/validate", "/admit"}) {
     auto res = post(path, reviewJson(podJson(4), "uid-deny"));
     ASSERT_EQ(res.status, 200) << path;  // never deny with an HTTP error
     const auto doc = parseJson(res.body);
@@ -64,6 +64,23 @@ TEST_F(E2eTest, DenialIs403ForbiddenInsideA200) {
     EXPECT_NE(std::string(r["status"]["message"].GetString()).find("trainer-0"), std::string::npos)
         << res.body;
   }
+}
+
+// The apiserver calls /mutate first: were it to deny, kubectl would name the mutating webhook
+// (failurePolicy Ignore) instead of validate-pods.gpu-admission.io, the one docs/ and the
+// failure policies are written for.
+TEST_F(E2eTest, MutateLeavesTheDenialToValidate) {
+  start();
+  const auto res = post("/mutate", reviewJson(podJson(4), "uid-deferred"));
+  ASSERT_EQ(res.status, 200);
+  const auto doc = parseJson(res.body);
+  const auto& r = responseOf(doc);
+  EXPECT_TRUE(r["allowed"].GetBool()) << res.body;
+  EXPECT_FALSE(r.HasMember("status")) << res.body;
+  EXPECT_FALSE(r.HasMember("patch")) << res.body;
+  EXPECT_FALSE(r.HasMember("warnings")) << res.body;
+  const auto text = metrics();
+  EXPECT_NE(text.find("path=\"/mutate\",decision=\"deferred\""), std::string::npos) << text;
 }
 
 TEST_F(E2eTest, AdmitPathMutatesAndValidatesInOneResponse) {

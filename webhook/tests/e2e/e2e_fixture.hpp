@@ -189,6 +189,8 @@ class E2eTest : public ::testing::Test {
                                   "2",
                                   "--reload-interval",
                                   "100ms"};
+    // Tests that are not about shutdown exit at once; a later --shutdown-delay in `extra` wins.
+    if (!defaultShutdownDelay_) args.insert(args.end(), {"--shutdown-delay", "0s"});
     args.insert(args.end(), extra.begin(), extra.end());
     server_ = std::make_unique<ServerProcess>(args, work_.path().string(), launcher_);
     port_ = server_->waitForPort();
@@ -237,6 +239,7 @@ class E2eTest : public ::testing::Test {
   static TempDir* shared_;
   TempDir work_;
   std::unique_ptr<ServerProcess> server_;
+  bool defaultShutdownDelay_ = false;  // true: start() leaves --shutdown-delay at its default
   uint16_t port_ = 0;
   int policyVersion_ = 0;
   std::string certFile_, keyFile_, caFile_;

@@ -30,10 +30,33 @@ std::string serialOf(const std::string& certFile) {
   return out;
 }
 
+// A policy file truncated in place (its trailing rollout block cut off) still parses, and two
+// polls later every namespace was enforced. Such a reload is held back; a written change of
+// modes applies as before.
+TEST_F(E2eTest, APolicyCutShortThatLosesItsRolloutIsHeldBack) {
+  std::string warn = trainingPolicy(2);
+  warn.replace(warn.find("- mode: enforce"), 15, "- mode: warn");
+  start({}, policyDir(warn));
+  const auto fourGpus = [this] { return allowed(post("/validate", reviewJson(podJson(4), "r"))); };
+  ASSERT_TRUE(fourGpus()) << "warn mode admits";
+
+  writePolicyVersion(warn.substr(0, warn.find("  rollout:")));
+  EXPECT_TRUE(eventually([this] {
+    return metrics().find("gpu_admission_policy_reload_total{result=\"suspect\"} 1") !=
+           std::string::npos;
+  })) << server_->out();
+  EXPECT_TRUE(fourGpus()) << "the last good policy (warn) keeps serving";
+  EXPECT_NE(metrics().find("gpu_admission_policy_last_reload_success 0"), std::string::npos);
+  EXPECT_NE(server_->out().find("held back as suspect"), std::string::npos) << server_->out();
+
+  writePolicyVersion(trainingPolicy(2));  // the section written: enforce on purpose
+  EXPECT_TRUE(eventually([&] { return !fourGpus(); })) << server_->out();
+}
+
 TEST_F(E2eTest, PolicyHotReloadSwapsGoodPoliciesAndKeepsTheLastGoodOneOnErrors) {
   const auto dir = policyDir(trainingPolicy(2));
   start({}, dir);
-  const auto fourGpus = [this] { return allowed(post("/mutate", reviewJson(podJson(4), "r"))); };
+  const auto fourGpus = [this] { return allowed(post("/validate", reviewJson(podJson(4), "r"))); };
   auto kept = client();  // a connection open across reloads must keep working
   ASSERT_EQ(kept.request("GET", "/healthz").status, 200);
   EXPECT_FALSE(fourGpus());

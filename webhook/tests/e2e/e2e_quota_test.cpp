@@ -131,7 +131,7 @@ class E2eQuotaTest : public FakeClusterE2eTest {
           {"infer-" + std::to_string(i), "inference", "nvidia.com/mig-1g.10gb", 1, ""}, true));
   }
 
-  Answer admit(const Pod& p) { return answerOf(post("/mutate", reviewOf(p))); }
+  Answer admit(const Pod& p) { return answerOf(post("/admit", reviewOf(p))); }
 
   ClientResponse readyz() { return client().request("GET", "/readyz"); }
 };
@@ -210,6 +210,30 @@ TEST_F(E2eQuotaTest, LiveUsageDecidesQuotasAndAFailClosedPolicyDeniesWhenTheApiI
   writePolicyVersion(
       std::regex_replace(kQuotaPolicy, std::regex("gpuEquivalents: 16"), "gpuEquivalents: 20"));
   EXPECT_TRUE(eventually([this] { return admit(kFourH100).allowed; })) << server_->out();
+}
+
+// /readyz stayed 503 forever while the pod list was forbidden, even with quotaUnavailable:
+// failOpen: both replicas unready leave the Service without endpoints, and the fail-closed pod
+// webhook then refuses every pod in the cluster.
+TEST_F(E2eQuotaTest, AForbiddenPodListLeavesAFailOpenReplicaReadyAfterTheSyncGrace) {
+  api_.setForbidden("pods", true);
+  const auto failOpen = std::regex_replace(kQuotaPolicy, std::regex("failClosed"), "failOpen");
+  ASSERT_NE(failOpen, kQuotaPolicy);
+  start({"--kubeconfig", kubeconfig(), "--sync-grace", "500ms"}, policyDir(failOpen));
+  ASSERT_TRUE(eventually([this] { return readyz().status == 200; }, 10s))
+      << readyz().body << server_->out();
+  const auto gpu = admit(kOneMigSlice);
+  EXPECT_TRUE(gpu.allowed) << gpu.raw;
+  EXPECT_NE(gpu.raw.find("GPU quota not checked"), std::string::npos) << gpu.raw;
+}
+
+TEST_F(E2eQuotaTest, AForbiddenPodListKeepsAFailClosedReplicaUnready) {
+  api_.setForbidden("pods", true);
+  start({"--kubeconfig", kubeconfig(), "--sync-grace", "200ms"}, policyDir(kQuotaPolicy));
+  std::this_thread::sleep_for(1500ms);  // well past the grace
+  const auto r = readyz();
+  EXPECT_EQ(r.status, 503) << "failClosed: documented as unready until the first sync";
+  EXPECT_NE(r.body.find("cluster state not synced"), std::string::npos) << r.body;
 }
 
 TEST_F(E2eQuotaTest, FixedUsageFromKubectlJsonFiles) {

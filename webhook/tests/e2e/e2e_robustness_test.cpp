@@ -3,6 +3,7 @@
 #include <thread>
 
 #include "e2e_fixture.hpp"
+#include "e2e_process_probe.hpp"
 
 namespace gpua::testing {
 namespace {
@@ -188,6 +189,33 @@ TEST_F(E2eTest, TrailersAreHeldToTheHeaderLimitAndNeverEndTheProcess) {
     ASSERT_TRUE(healthy()) << "the server died after a trailer of " << size << " bytes";
   }
   EXPECT_NE(metrics().find("kind=\"header-too-large\""), std::string::npos);
+}
+
+// Many small trailer fields count against the same limit: Beast parses the trailer section only
+// once all of it is buffered, so without a bound on the read buffer one connection sending
+// trailer lines held every byte of them (270 MB of fields took the RSS to 537 MB). Now the
+// section overflows the buffer at the header limit: 431, and what still arrives is discarded.
+TEST_F(E2eTest, ManyTrailerFieldsCountAgainstTheHeaderLimitAndTheMemory) {
+  auto& server = start();
+  const uint64_t before = rssBytes(server.pid());
+  auto c = client();
+  std::string block;
+  for (int i = 0; i < 256; ++i) block.append("X-T: ").append(1000, 'a').append("\r\n");
+  try {
+    c.writeRaw("POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n");
+    for (std::size_t sent = 0; sent < (std::size_t{32} << 20); sent += block.size())
+      c.writeRaw(block);  // 32 MiB of trailer fields
+    c.writeRaw("\r\n");
+    EXPECT_EQ(c.read().status, 431);
+  } catch (const std::exception&) {
+    // Closed while we were still writing: refused, as it must be.
+  }
+  ASSERT_TRUE(healthy());
+  EXPECT_NE(metrics().find("kind=\"header-too-large\""), std::string::npos);
+  if (!kSanitized) {
+    EXPECT_LT(rssBytes(server.pid()), before + (std::uint64_t{16} << 20))
+        << "trailer bytes were held in memory";
+  }
 }
 
 }  // namespace

@@ -112,7 +112,7 @@ class E2eSupplyTest : public FakeClusterE2eTest {
            "\n";
   }
   bool hasMetric(const std::string& line) { return metrics().find(line) != std::string::npos; }
-  Answer admit(const std::string& pod) { return answerOf(post("/mutate", reviewOf(pod))); }
+  Answer admit(const std::string& pod) { return answerOf(post("/admit", reviewOf(pod))); }
   bool noCapacity(const std::string& pod) {
     const auto a = admit(pod);
     return a.rules.find("no-capacity") != std::string::npos;

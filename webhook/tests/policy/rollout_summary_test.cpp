@@ -28,6 +28,23 @@ TEST(RolloutSummary, ExemptNamesOrLabelsAreSaidAsAlternatives) {
   EXPECT_EQ(lines[2], "every other namespace: enforce");
 }
 
+// A policy file cut short loses its trailing rollout block and still parses: every namespace
+// then went to enforce on the next poll.
+TEST(RolloutSummary, LosingTheWholeRolloutSectionIsSuspectAWrittenChangeIsNot) {
+  const auto soft =
+      load(doc(std::string(kPools) + "  rollout: [{namespaces: [legacy], mode: warn}]\n"));
+  const auto cut = load(doc(kPools));
+  const auto emptied = load(doc(std::string(kPools) + "  rollout: []\n"));
+  const auto strict = load(doc(std::string(kPools) + "  rollout: [{mode: enforce}]\n"));
+  for (const auto* r : {&soft, &cut, &emptied, &strict}) ASSERT_TRUE(r->ok()) << allErrors(*r);
+  EXPECT_NE(suspectRolloutLoss(*soft.policy, *cut.policy).find("no rollout section"),
+            std::string::npos);
+  EXPECT_EQ(suspectRolloutLoss(*soft.policy, *emptied.policy), "");
+  EXPECT_EQ(suspectRolloutLoss(*soft.policy, *strict.policy), "");
+  EXPECT_EQ(suspectRolloutLoss(*strict.policy, *cut.policy), "") << "nothing was softer before";
+  EXPECT_EQ(suspectRolloutLoss(*cut.policy, *soft.policy), "");
+}
+
 TEST(RolloutSummary, RolloutSelectorsStillNeedNameAndLabels) {
   const auto r = load(doc(std::string(kPools) +
                           "  rollout:\n"

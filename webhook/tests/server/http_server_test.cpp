@@ -8,6 +8,8 @@
 #include <boost/asio/post.hpp>
 
 #include <atomic>
+#include <deque>
+#include <future>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -69,7 +71,7 @@ class HttpServerTest : public ::testing::Test {
         [this](const HttpRequest& r) { return router_.route(r); }, options, events);
     ASSERT_EQ(server_->listen({"127.0.0.1", 0}), "");
     server_->start();
-    for (int i = 0; i < 2; ++i) threads_.emplace_back([this] { ioc_.run(); });
+    for (int i = 0; i < ioThreads_; ++i) threads_.emplace_back([this] { ioc_.run(); });
   }
 
   void TearDown() override {
@@ -114,6 +116,7 @@ class HttpServerTest : public ::testing::Test {
     return overload_;
   }
   std::unique_ptr<HttpServer> server_;
+  int ioThreads_ = 2;
   std::vector<std::thread> threads_;
   std::mutex mutex_;
   std::vector<std::string> bad_;
@@ -318,23 +321,62 @@ TEST_F(HttpServerTest, ConnectionsBeyondTheLimitsAreRefused) {
   EXPECT_TRUE(reopened);
 }
 
-// Issue 10, defect 2: bodies being read share one budget; a request that does not fit gets a
-// 503 before its body is read, and the budget comes back when requests finish.
-TEST_F(HttpServerTest, RequestBodiesShareABufferBudget) {
+// A scrape rendering 200,000 series held an I/O thread: admission p99 went from 0.44 to 2.1 ms
+// while Prometheus scraped. With one I/O thread, a request is answered while an offloaded
+// handler is still running (without offloading it would wait the handler's 10 s out).
+TEST_F(HttpServerTest, AnOffloadedHandlerNeverHoldsAnIoThread) {
+  ioThreads_ = 1;
+  options_.offloadPaths = {"/render"};
+  std::promise<void> started, othersServed;
+  router_.add(
+      "GET", "/render", [&started, served = othersServed.get_future().share()](const HttpRequest&) {
+        started.set_value();
+        const bool ok = served.wait_for(10s) == std::future_status::ready;
+        return HttpResponse::text(200, ok ? "others were served meanwhile" : "held the I/O thread");
+      });
+  start();
+  std::string rendered;
+  std::thread scrape([&] { rendered = client().request("GET", "/render").body; });
+  ASSERT_EQ(started.get_future().wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(client().request("GET", "/healthz").status, 200);
+  othersServed.set_value();
+  scrape.join();
+  EXPECT_EQ(rendered, "others were served meanwhile\n");
+}
+
+// Bodies being read share one budget, charged for the bytes received: announcing a body
+// reserves nothing (8 stalled uploads announcing 8 MiB each held the whole 64 MiB), a request
+// whose bytes do not fit gets a 503, and the budget comes back when requests finish.
+TEST_F(HttpServerTest, RequestBodiesShareABufferBudgetOfReceivedBytes) {
   options_.maxBodyBytes = 1u << 20;
   options_.maxBufferedBytes = 1536u << 10;
   start();
+  std::deque<TlsTestClient> announcers;  // a deque: clients do not move
+  ClientOptions withCa;
+  withCa.caFile = certs_->file("ca.crt");
+  for (int i = 0; i < 4; ++i) {
+    announcers.emplace_back(server_->port(), withCa);
+    announcers.back().writeRaw("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\n\r\n");
+  }
+  EXPECT_EQ(client().request("POST", "/echo", std::string(1048576, 'y')).status, 200)
+      << "announced bodies reserve nothing";
   auto stalled = client();
-  stalled.writeRaw("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\n\r\nabc");
-  std::this_thread::sleep_for(200ms);  // its megabyte is reserved
+  stalled.writeRaw("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\n\r\n" +
+                   std::string(1048575, 'x'));
+  std::this_thread::sleep_for(300ms);  // its megabyte is received and charged
   auto second = client();
-  second.writeRaw("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\n\r\nabc");
+  try {
+    second.writeRaw("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\n\r\n" +
+                    std::string(1048576, 'z'));
+  } catch (const std::exception&) {
+    // refused while still writing
+  }
   const auto busy = second.read();
   EXPECT_EQ(busy.status, 503) << busy.body;
   EXPECT_EQ(busy.headers.count("retry-after") + busy.headers.count("Retry-After"), 1u);
   EXPECT_EQ(overloads(), std::vector<std::string>{"buffer-budget"});
   EXPECT_EQ(client().request("POST", "/echo", "small").body, "small") << "small ones still fit";
-  stalled.writeRaw(std::string(1048576 - 3, 'x'));
+  stalled.writeRaw("x");
   EXPECT_EQ(stalled.read().status, 200);
   EXPECT_EQ(client().request("POST", "/echo", std::string(1048576, 'y')).status, 200)
       << "the budget is back";

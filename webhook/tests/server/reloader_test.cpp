@@ -138,7 +138,9 @@ TEST_F(ReloaderTest, LogsWhenAReloadChangesTheModeOfNamespaces) {
   gpua::testing::writeFile(file, staged);
   Reloader r(targets_, std::chrono::milliseconds(50));
   ASSERT_TRUE(r.reloadPolicies().empty());
-  gpua::testing::writeFile(file, policyYaml("H100-80GB"));  // the rollout block is gone
+  // The rollout written to enforce everywhere (a file that merely lost its rollout block is
+  // held back as suspect instead: RolloutSummary tests).
+  gpua::testing::writeFile(file, policyYaml("H100-80GB") + "  rollout: [{mode: enforce}]\n");
   ASSERT_TRUE(r.reloadPolicies().empty());
   std::fflush(logFile_);
   std::rewind(logFile_);
@@ -152,7 +154,7 @@ TEST_F(ReloaderTest, LogsWhenAReloadChangesTheModeOfNamespaces) {
       << line;
   EXPECT_NE(line.find(R"("after":["every namespace: enforce"])"), std::string::npos) << line;
   // A reload that keeps the modes says nothing about them.
-  gpua::testing::writeFile(file, policyYaml("A100-80GB"));
+  gpua::testing::writeFile(file, policyYaml("A100-80GB") + "  rollout: [{mode: enforce}]\n");
   ASSERT_TRUE(r.reloadPolicies().empty());
   std::fflush(logFile_);
   std::rewind(logFile_);

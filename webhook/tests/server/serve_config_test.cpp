@@ -189,7 +189,7 @@ TEST(ServeConfig, NoUsageSourceByDefaultEvenInsideAPod) {
   ASSERT_TRUE(r.config) << r.error;
   EXPECT_FALSE(r.config->watchesCluster());
   EXPECT_TRUE(r.config->usageFiles.empty());
-  EXPECT_EQ(r.config->shutdownDelay.count(), 0);
+  EXPECT_EQ(r.config->shutdownDelay.count(), 5000) << "a safe delay unless told otherwise";
 }
 
 TEST(ServeConfig, InClusterIsASwitchOrAnEnvironmentBoolean) {

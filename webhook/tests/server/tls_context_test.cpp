@@ -82,7 +82,7 @@ TEST_F(TlsContextTest, DescribesValidityAndDnsNames) {
 // replacement is refused; once it has expired, anything that loads is better.
 TEST(CertificateRotation, RefusesReplacementsOutsideTheirValidity) {
   const int64_t now = 1'000'000;
-  const CertificateValidity served{now - 100, now + 100};
+  const CertificateValidity served{now - 100, now + 100, {}};
   TlsLoadResult candidate;
   candidate.notBeforeUnix = now - 10;
   candidate.notAfterUnix = now + 1000;
@@ -92,8 +92,27 @@ TEST(CertificateRotation, RefusesReplacementsOutsideTheirValidity) {
   candidate.notAfterUnix = now + 1000;
   candidate.notBeforeUnix = now + 60;
   EXPECT_NE(refuseReplacement(served, candidate, now).find("not valid before"), std::string::npos);
-  const CertificateValidity expired{now - 100, now - 1};
+  const CertificateValidity expired{now - 100, now - 1, {}};
   EXPECT_EQ(refuseReplacement(expired, candidate, now), "");
+}
+
+TEST(CertificateRotation, RefusesAReplacementWithoutTheServiceNameTheServedOneHas) {
+  const int64_t now = 1'000'000;
+  const std::string name = "gpu-admission.gpu-admission.svc";
+  const CertificateValidity served{now - 100, now + 100, {name}};
+  TlsLoadResult candidate;
+  candidate.notBeforeUnix = now - 10;
+  candidate.notAfterUnix = now + 1000;
+  candidate.dnsNames = {"elsewhere.example"};
+  const auto why = refuseReplacement(served, candidate, now, name);
+  EXPECT_NE(why.find("do not include the service name " + name), std::string::npos) << why;
+  EXPECT_NE(why.find("elsewhere.example"), std::string::npos) << why;
+  EXPECT_EQ(refuseReplacement(served, candidate, now), "") << "no name configured";
+  candidate.dnsNames = {"*.gpu-admission.svc"};
+  EXPECT_EQ(refuseReplacement(served, candidate, now, name), "") << "a wildcard covers it";
+  // A served pair without the name is no better: the replacement may go in.
+  candidate.dnsNames = {"elsewhere.example"};
+  EXPECT_EQ(refuseReplacement({now - 100, now + 100, {"other"}}, candidate, now, name), "");
 }
 
 TEST_F(TlsContextTest, MissingFilesAreNamed) {

@@ -190,15 +190,21 @@ TEST_F(WebhookServiceTest, QuotaChecksWithoutUsageAreCountedByFallback) {
   auto s = service();  // usage_ is never available: no cluster client
 
   use("failClosed", "ml");
-  auto res = s.admit(post("/mutate", review("closed")), admission::Endpoint::Mutate);
+  auto res = s.admit(post("/validate", review("closed")), admission::Endpoint::Validate);
   EXPECT_NE(res.body.find("\"allowed\":false"), std::string::npos) << res.body;
   EXPECT_EQ(metric("fail-closed"), 1);
+  // /mutate leaves the denial to /validate: admitted unchanged, counted as deferred.
+  res = s.admit(post("/mutate", review("closed-too")), admission::Endpoint::Mutate);
+  EXPECT_NE(res.body.find("\"allowed\":true"), std::string::npos) << res.body;
+  EXPECT_NE(registry_.render().find("path=\"/mutate\",decision=\"deferred\""), std::string::npos)
+      << registry_.render();
+  EXPECT_EQ(metric("fail-closed"), 2);
 
   use("failOpen", "ml");
   res = s.admit(post("/mutate", review("open")), admission::Endpoint::Mutate);
   EXPECT_NE(res.body.find("\"allowed\":true"), std::string::npos) << res.body;
   EXPECT_EQ(metric("fail-open"), 1);
-  EXPECT_EQ(metric("fail-closed"), 1);
+  EXPECT_EQ(metric("fail-closed"), 2);
 
   use("failOpen", "elsewhere");  // no quota covers "ml": nothing was checked without usage
   s.admit(post("/mutate", review("uncovered")), admission::Endpoint::Mutate);

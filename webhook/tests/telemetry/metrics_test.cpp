@@ -33,6 +33,33 @@ TEST(Metrics, CounterRendersHelpTypeAndLabelledSeries) {
   ASSERT_EQ(e.samples.size(), 2u);
 }
 
+// 200,000 distinct namespaces from requests made 200,000 series, kept forever.
+TEST(Metrics, ACappedLabelSendsValuesPastItsCapToOneOverflowSeries) {
+  Registry r;
+  auto& requests = r.counter(kRequestsTotal);
+  requests.capLabel("namespace", 3);
+  for (int i = 0; i < 1000; ++i)
+    requests.with({"/validate", "allowed", "", "ns-" + std::to_string(i % 500), "no-gpu"}).inc();
+  const auto e = parseExposition(r.render());
+  ASSERT_EQ(e.samples.size(), 4u) << r.render();  // ns-0..ns-2 and _other
+  const auto value = [&](const std::string& ns) {
+    const auto* s = e.find("gpu_admission_requests_total", {{"path", "/validate"},
+                                                            {"decision", "allowed"},
+                                                            {"class", ""},
+                                                            {"namespace", ns},
+                                                            {"outcome", "no-gpu"}});
+    return s ? s->value : "missing";
+  };
+  EXPECT_EQ(value("ns-0"), "2");
+  EXPECT_EQ(value("ns-2"), "2");
+  EXPECT_EQ(value(std::string(kOverflowLabelValue)), "994");
+  // An admitted value keeps its own series after the cap is reached; other labels still split.
+  requests.with({"/mutate", "allowed", "", "ns-1", "no-gpu"}).inc();
+  requests.with({"/mutate", "allowed", "", "ns-9", "no-gpu"}).inc();
+  EXPECT_EQ(parseExposition(r.render()).samples.size(), 6u);
+  EXPECT_THROW(requests.capLabel("nope", 1), std::invalid_argument);
+}
+
 TEST(Metrics, LabelValuesAndHelpAreEscaped) {
   Registry r;
   r.counter("odd_total", "help with \\ and\nnewline", {"v"}).with({"a\"b\\c\nd"}).inc();
