@@ -3,15 +3,18 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <limits>
 
 #include "kube/fnv.hpp"
 #include "policy/draft.hpp"
 #include "policy/parse.hpp"
 #include "policy/resolve.hpp"
+#include "policy/source_limits.hpp"
+#include "policy/yaml_documents.hpp"
 
 namespace gpua::policy {
 
@@ -32,54 +35,114 @@ std::string revisionOf(const std::vector<PolicySource>& sources) {
   return hex;
 }
 
-// True for a line that starts a YAML document: "---" alone or followed by a blank.
-bool startsDocument(std::string_view line) {
-  return line.substr(0, 3) == "---" &&
-         (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r');
+// What one load has spent of its bytes and YAML nodes (source_limits.hpp). Once a limit is
+// passed and reported, the load reads and parses nothing more: it is refused anyway.
+struct LoadBudget {
+  std::uintmax_t bytes = 0;
+  std::uint64_t nodes = 0;
+  bool spent = false;
+};
+
+// "file is N bytes" for a file read whole; "at least N" for one cut at the limit while read
+// (it grew after its size was taken, or has none, like a pipe).
+std::string bytesText(std::uintmax_t bytes, bool cut) {
+  return (cut ? "at least " : "") + std::to_string(bytes) + " bytes";
 }
 
-// The documents of a multi-document file. yaml-cpp 0.7's LoadAll loops forever on some
-// malformed input (",,#,lC ", found by fuzz_policy), so the file is split at its "---" lines
-// and each document loaded alone. Each is padded with the newlines before it, so the marks
-// yaml-cpp reports (and every diagnostic built on them) keep the file's line numbers.
-std::vector<YAML::Node> loadDocuments(const std::string& text) {
-  std::vector<YAML::Node> docs;
-  std::size_t start = 0, line = 0, startLine = 0;
-  auto flush = [&](std::size_t end) {
-    if (end > start || docs.empty())
-      docs.push_back(YAML::Load(std::string(startLine, '\n') + text.substr(start, end - start)));
-  };
-  for (std::size_t pos = 0; pos < text.size(); ++line) {
-    const std::size_t eol = std::min(text.find('\n', pos), text.size());
-    if (pos > 0 && startsDocument(std::string_view(text).substr(pos, eol - pos))) {
-      flush(pos);
-      start = pos;
-      startLine = line;
-    }
-    pos = eol + 1;
+// Whether `bytes` more of `file` fit the limits; reports the one they pass. Leaves the budget
+// to the caller, so a size taken before reading is checked the same way as the bytes read.
+bool fitsBytes(const std::string& file, std::uintmax_t bytes, bool cut, LoadBudget& budget,
+               Diagnostics& errors) {
+  if (bytes > kMaxPolicyFileBytes) {
+    report(errors, {file, 0, 0, ""},
+           "file is " + bytesText(bytes, cut) + ", more than the limit of " +
+               std::to_string(kMaxPolicyFileBytes) + " bytes per policy file",
+           "a policy file is a few KB; check that the path names policy files");
+    return false;
   }
-  flush(text.size());
+  if (budget.bytes + bytes <= kMaxPolicyLoadBytes) return true;
+  report(errors, {file, 0, 0, ""},
+         "policy files reach " + bytesText(budget.bytes + bytes, cut) +
+             " with this file, more than the limit of " + std::to_string(kMaxPolicyLoadBytes) +
+             " bytes for all policy files of one load");
+  budget.spent = true;
+  return false;
+}
+
+// Adds a document's nodes to the load's budget; reports the node that passes it, or an alias
+// that repeats the node containing it (a cycle, which the parse code would never leave).
+bool chargeNodes(const std::string& file, const DocumentSpan& doc, const NodeCount& count,
+                 LoadBudget& budget, Diagnostics& errors) {
+  if (count.cycle) {
+    report(errors, markLoc(file, *count.cycle, doc.firstLine, ""),
+           "alias repeats a node that contains it, so the document never ends",
+           "an alias (*name) may only repeat a node that ends before it");
+    return false;
+  }
+  constexpr std::uint64_t kSaturated = std::numeric_limits<std::uint64_t>::max();
+  budget.nodes = count.nodes >= kSaturated - budget.nodes ? kSaturated : budget.nodes + count.nodes;
+  if (!count.over) return true;
+  const std::string figure = budget.nodes == kSaturated ? "at least " + std::to_string(kSaturated)
+                                                        : std::to_string(budget.nodes);
+  report(errors, markLoc(file, *count.over, doc.firstLine, ""),
+         "policy files reach " + figure +
+             " YAML nodes with this document, more than the limit of " +
+             std::to_string(kMaxPolicyLoadNodes) + " for all policy files of one load",
+         count.aliases ? "each alias (*name) counts as all the nodes it repeats; write a large "
+                         "repeated part once instead"
+                       : "");
+  budget.spent = true;
+  return false;
+}
+
+// One document of a file, loaded, and the lines of the file before it.
+struct Document {
+  YAML::Node node;
+  int lineOffset;
+};
+
+// The documents of a file, each loaded alone, once the file's count of documents and the
+// load's count of nodes allow it. Nullopt after reporting why the file cannot be parsed.
+std::optional<std::vector<Document>> loadDocuments(const PolicySource& source, LoadBudget& budget,
+                                                   Diagnostics& errors) {
+  const DocumentSplit split = splitDocuments(source.text, kMaxDocumentsPerFile + 1);
+  if (split.count > kMaxDocumentsPerFile) {
+    report(errors, {source.fileName, split.spans.back().firstLine + 1, 1, ""},
+           "file has " + std::to_string(split.count) + " YAML documents, more than the limit of " +
+               std::to_string(kMaxDocumentsPerFile) + " per file",
+           "each line \"---\" starts a document; write fewer, larger documents or more files");
+    return std::nullopt;
+  }
+  std::vector<Document> docs;
+  for (const DocumentSpan& span : split.spans) {
+    const std::string text = source.text.substr(span.offset, span.length);
+    try {
+      const NodeCount count = countNodes(text, kMaxPolicyLoadNodes - budget.nodes);
+      if (!chargeNodes(source.fileName, span, count, budget, errors)) return std::nullopt;
+      docs.push_back({YAML::Load(text), span.firstLine});
+    } catch (const YAML::ParserException& e) {
+      report(errors, markLoc(source.fileName, e.mark, span.firstLine, ""),
+             "YAML syntax error: " + e.msg);
+      return std::nullopt;
+    }
+  }
   return docs;
 }
 
-void parseSource(const PolicySource& source, Draft& draft, Diagnostics& errors) {
+void parseSource(const PolicySource& source, Draft& draft, LoadBudget& budget,
+                 Diagnostics& errors) {
+  const auto docs = loadDocuments(source, budget, errors);
+  if (!docs) return;
   YamlReader reader(source.fileName, errors);
-  std::vector<YAML::Node> docs;
-  try {
-    docs = loadDocuments(source.text);
-  } catch (const YAML::ParserException& e) {
-    report(errors, {source.fileName, e.mark.line + 1, e.mark.column + 1, ""},
-           "YAML syntax error: " + e.msg);
-    return;
-  }
   std::size_t policies = 0;
-  for (const auto& doc : docs) {
-    if (doc.IsNull()) continue;  // an empty document between two '---'
+  for (const auto& doc : *docs) {
+    if (doc.node.IsNull()) continue;  // an empty document between two '---'
     ++policies;
+    reader.setLineOffset(doc.lineOffset);
     try {
-      parseDocument(reader, doc, draft);
+      parseDocument(reader, doc.node, draft);
     } catch (const YAML::Exception& e) {  // defensive: the reader never indexes blindly
-      report(errors, reader.loc(doc, ""), std::string("unreadable document: ") + e.what());
+      report(errors, reader.loc(doc.node, ""), std::string("unreadable document: ") + e.what());
     }
   }
   if (policies == 0)
@@ -134,7 +197,23 @@ std::vector<std::string> expand(const std::string& path, Diagnostics& errors) {
   return files;
 }
 
-std::optional<std::string> readFile(const std::string& file, Diagnostics& errors) {
+// At most `limit` bytes of `in`, so a file is never read whole past the limits.
+std::string readAtMost(std::istream& in, std::size_t limit) {
+  std::string text;
+  std::array<char, 64 * 1024> chunk;
+  while (in && text.size() < limit) {
+    in.read(chunk.data(),
+            static_cast<std::streamsize>(std::min(chunk.size(), limit - text.size())));
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  return text;
+}
+
+// The file's bytes, within the limits. Its size is checked before it is read, then the bytes
+// read: it may have grown since, or have no size (a pipe), so reading stops one byte past the
+// limit of a file.
+std::optional<std::string> readFile(const std::string& file, LoadBudget& budget,
+                                    Diagnostics& errors) {
   std::error_code ec;
   const bool exists = fs::exists(file, ec);
   if (ec) {
@@ -145,14 +224,18 @@ std::optional<std::string> readFile(const std::string& file, Diagnostics& errors
     report(errors, {file, 0, 0, ""}, "cannot read: no such file or directory");
     return std::nullopt;
   }
+  const std::uintmax_t size = fs::file_size(file, ec);
+  if (!ec && !fitsBytes(file, size, false, budget, errors)) return std::nullopt;
   std::ifstream in(file, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in) {
+  std::string text = readAtMost(in, kMaxPolicyFileBytes + 1);
+  if (!in.is_open() || in.bad()) {
     report(errors, {file, 0, 0, ""}, "cannot read file");
     return std::nullopt;
   }
-  return text.str();
+  if (!fitsBytes(file, text.size(), text.size() > kMaxPolicyFileBytes, budget, errors))
+    return std::nullopt;
+  budget.bytes += text.size();
+  return text;
 }
 
 }  // namespace
@@ -164,11 +247,17 @@ LoadResult loadPolicySources(const std::vector<PolicySource>& sources) {
     return result;
   }
   Draft draft;
+  LoadBudget budget;  // sources given in memory (fuzz_policy) meet the limits of files read
   for (const auto& s : sources) {
     draft.set.sourceFiles.push_back(s.fileName);
-    parseSource(s, draft, result.errors);
+    if (fitsBytes(s.fileName, s.text.size(), false, budget, result.errors)) {
+      budget.bytes += s.text.size();
+      parseSource(s, draft, budget, result.errors);
+    }
+    if (budget.spent) break;
   }
-  resolveDraft(draft, result.errors);
+  // A load cut short would only add references to what was never parsed.
+  if (!budget.spent) resolveDraft(draft, result.errors);
   sortDiagnostics(sources, result.errors);
   if (!result.errors.empty()) return result;
   draft.set.revision = revisionOf(sources);
@@ -189,9 +278,13 @@ uint64_t PolicyFiles::fingerprint() const {
 PolicyFiles readPolicyPaths(const std::vector<std::string>& paths) {
   PolicyFiles out;
   if (paths.empty()) report(out.errors, {}, "no policy paths given");
+  LoadBudget budget;
   for (const auto& path : paths)
-    for (const auto& file : expand(path, out.errors))
-      if (auto text = readFile(file, out.errors)) out.sources.push_back({file, std::move(*text)});
+    for (const auto& file : expand(path, out.errors)) {
+      if (auto text = readFile(file, budget, out.errors))
+        out.sources.push_back({file, std::move(*text)});
+      if (budget.spent) return out;  // refused: the files after it are not read
+    }
   return out;
 }
 

@@ -24,7 +24,9 @@ struct LoadResult {
   bool ok() const { return policy != nullptr; }
 };
 
-// Parses and merges the given sources (pure: no file access).
+// Parses and merges the given sources (pure: no file access), within the limits of
+// policy/source_limits.hpp: a source, or the sum of them, over its byte limit, a file of too
+// many documents or a load of too many YAML nodes (aliases expanded) is a diagnostic.
 LoadResult loadPolicySources(const std::vector<PolicySource>& sources);
 
 // The policy files as read at one moment: what a load parses and what a reload compares.
@@ -37,7 +39,9 @@ struct PolicyFiles {
 
 // Reads the files (directories: every *.yaml / *.yml directly inside, sorted by name; hidden
 // entries are skipped). Never throws: an entry that cannot be stat'ed (a symlink loop, a
-// permission denied) or read is a diagnostic naming it.
+// permission denied) or read is a diagnostic naming it, and so is a file over the byte limits
+// (checked on its size before it is read, and read no further than the limit); once the bytes
+// of all files pass their limit, no more files are read.
 PolicyFiles readPolicyPaths(const std::vector<std::string>& paths);
 
 // Loads exactly the bytes read (pure). Any read error refuses the whole set.

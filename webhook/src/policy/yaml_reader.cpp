@@ -52,10 +52,13 @@ void report(Diagnostics& out, const SourceLoc& at, std::string message, std::str
   out.push_back({at.file, at.line, at.column, at.keyPath, std::move(message), std::move(hint)});
 }
 
+SourceLoc markLoc(const std::string& file, const YAML::Mark& mark, int lineOffset,
+                  const std::string& keyPath) {
+  return {file, mark.line < 0 ? 0 : mark.line + 1 + lineOffset, mark.column + 1, keyPath};
+}
+
 SourceLoc YamlReader::loc(const YAML::Node& node, const std::string& keyPath) const {
-  // yaml-cpp marks are 0-based and -1 when unknown; diagnostics are 1-based with 0 = unknown.
-  const YAML::Mark mark = node.Mark();
-  return {file_, mark.line + 1, mark.column + 1, keyPath};
+  return markLoc(file_, node.Mark(), lineOffset_, keyPath);
 }
 
 void YamlReader::error(const YAML::Node& node, const std::string& keyPath, std::string message,

@@ -32,11 +32,19 @@ using Diagnostics = std::vector<Diagnostic>;
 
 void report(Diagnostics& out, const SourceLoc& at, std::string message, std::string hint = "");
 
+// Where a yaml-cpp mark is in its file. Each document is parsed alone, so its marks count lines
+// from the document's start and `lineOffset` (the lines before it) is added back; marks are
+// 0-based and -1 when unknown, a SourceLoc 1-based with 0 = unknown.
+SourceLoc markLoc(const std::string& file, const YAML::Mark& mark, int lineOffset,
+                  const std::string& keyPath);
+
 class YamlReader {
  public:
   YamlReader(std::string file, Diagnostics& errors) : file_(std::move(file)), errors_(errors) {}
 
   const std::string& file() const { return file_; }
+  // The lines of the file before the document being read (see markLoc).
+  void setLineOffset(int lines) { lineOffset_ = lines; }
   SourceLoc loc(const YAML::Node& node, const std::string& keyPath) const;
   void error(const YAML::Node& node, const std::string& keyPath, std::string message,
              std::string hint = "");
@@ -77,6 +85,7 @@ class YamlReader {
                     const std::vector<std::string>& allowed);
 
   std::string file_;
+  int lineOffset_ = 0;
   Diagnostics& errors_;
 };
 
