@@ -16,12 +16,15 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <unordered_map>
 #include <utility>
 
 #include "server/request_body.hpp"
+#include "server/unproven_connections.hpp"
 #include "text/ascii.hpp"
 
 namespace gpua::server {
@@ -38,6 +41,12 @@ class Session;
 
 // Live sessions, so stop() can reach them; the connection limits and the budget of request
 // bytes being read. The mutex is taken when a connection opens or closes, never per request.
+// Evictions in flight at most (see Registry::evicting).
+constexpr int64_t kMaxPendingEvictions = 32;
+// How long a connection that began its TLS handshake has to send a request header before it
+// may be evicted at a cap: a prompt client always gets in.
+constexpr std::chrono::seconds kTalkingGrace{1};
+
 struct Registry {
   std::mutex mutex;
   std::unordered_map<Session*, std::weak_ptr<Session>> sessions;
@@ -49,15 +58,37 @@ struct Registry {
   // Peaks since memory was last handed back to the system (see State::trimAfterBurst).
   std::atomic<int64_t> openPeak{0};
   std::atomic<std::size_t> bufferedPeak{0};
+  std::atomic<uint64_t> evictions{0};  // since the last housekeeping tick
+  // Evictions asked for whose sessions have not closed yet: their slots still count in `open`,
+  // and while many are pending a new connection is refused rather than let the count run away.
+  std::atomic<int64_t> evicting{0};
 
-  // Takes a connection slot; returns the reason when there is none.
-  std::string_view admit(const std::string& source, const HttpServerOptions& o) {
+  // At the caps, the oldest connections that never sent a request make room (see
+  // unproven_connections.hpp).
+  UnprovenConnections<Session> unproven;
+
+  // Takes a connection slot, making room by evicting the oldest unproven connection (of the
+  // same source at the per-source cap) into `evicted`; returns the reason when there is none.
+  std::string_view admit(const std::string& source, const HttpServerOptions& o,
+                         std::vector<std::shared_ptr<Session>>& evicted) {
+    const auto time = std::chrono::steady_clock::now();
     std::lock_guard lock(mutex);
-    if (open.load() >= static_cast<int64_t>(o.maxConnections)) return "max-connections";
+    const bool evictionsBacklogged = evicting.load() >= kMaxPendingEvictions;
+    if (open.load() - evicting.load() >= static_cast<int64_t>(o.maxConnections)) {
+      auto oldest =
+          evictionsBacklogged ? nullptr : unproven.takeOldest(nullptr, time, kTalkingGrace);
+      if (!oldest) return "max-connections";
+      evicted.push_back(std::move(oldest));
+    }
     const auto it = perSource.find(source);
     if (o.maxConnectionsPerSource > 0 && it != perSource.end() &&
-        it->second >= o.maxConnectionsPerSource)
-      return "max-connections-per-source";
+        it->second >= o.maxConnectionsPerSource) {
+      auto oldest =
+          evictionsBacklogged ? nullptr : unproven.takeOldest(&source, time, kTalkingGrace);
+      if (!oldest) return "max-connections-per-source";
+      evicted.push_back(std::move(oldest));
+    }
+    evicting.fetch_add(static_cast<int64_t>(evicted.size()));
     ++perSource[source];
     const auto now = open.fetch_add(1) + 1;
     if (now > openPeak.load()) openPeak.store(now);
@@ -149,6 +180,7 @@ class Session : public std::enable_shared_from_this<Session> {
     {
       std::lock_guard lock(env_->registry->mutex);
       env_->registry->sessions.erase(this);
+      if (unprovenSeq_ != 0) env_->registry->unproven.drop(unprovenSeq_);
     }
     env_->registry->release(source_);
     env_->connectionsChanged();
@@ -158,9 +190,22 @@ class Session : public std::enable_shared_from_this<Session> {
     {
       std::lock_guard lock(env_->registry->mutex);
       env_->registry->sessions.emplace(this, weak_from_this());
+      unprovenSeq_ =
+          env_->registry->unproven.add(weak_from_this(), source_, std::chrono::steady_clock::now());
     }
     env_->connectionsChanged();
     net::dispatch(executor_, [self = shared_from_this()] { self->awaitHello(); });
+  }
+
+  // From any thread: a new connection needs this one's slot. Closed unless it has sent the
+  // header of a request meanwhile.
+  void evict() {
+    net::post(executor_, [self = shared_from_this()] {
+      self->env_->registry->evicting.fetch_sub(1);
+      if (self->proven_) return;
+      self->env_->overload("evicted-unproven");
+      self->closeNow();
+    });
   }
 
   // From any thread: finish what is in flight, then close. A connection that has not sent
@@ -209,6 +254,7 @@ class Session : public std::enable_shared_from_this<Session> {
       self->awaitingHello_ = false;
       self->helloTimer_.cancel();
       if (ec) return self->closeNow();
+      self->talking();
       self->stream_.emplace(std::move(self->socket_), *self->ctx_);
       self->handshake();
     });
@@ -273,8 +319,23 @@ class Session : public std::enable_shared_from_this<Session> {
     http::async_read_header(*stream_, buffer_, *parser_,
                             [self = shared_from_this()](error_code ec, std::size_t) {
                               if (ec) return self->readFailed(ec, "header-timeout");
+                              self->prove();
                               self->maybeContinue();
                             });
+  }
+
+  // The first bytes arrived: TLS state is made now, so an eviction has to wait its grace.
+  void talking() {
+    std::lock_guard lock(env_->registry->mutex);
+    env_->registry->unproven.talk(unprovenSeq_);
+  }
+
+  // A request header arrived: from now on the connection is never evicted for a new one.
+  void prove() {
+    if (proven_) return;
+    proven_ = true;
+    std::lock_guard lock(env_->registry->mutex);
+    env_->registry->unproven.drop(std::exchange(unprovenSeq_, 0));
   }
 
   // The buffer budget is charged for body bytes received, in steps, never for what a header
@@ -502,6 +563,8 @@ class Session : public std::enable_shared_from_this<Session> {
   bool handshaking_ = false;     // TLS handshake not done yet
   bool clientVerified_ = false;  // a client certificate was presented and verified
   bool stopping_ = false;        // answer what is in flight, then close
+  bool proven_ = false;          // a request header arrived (strand only)
+  uint64_t unprovenSeq_ = 0;     // its place in Registry::unproven (under the registry mutex)
 };
 
 }  // namespace
@@ -551,7 +614,11 @@ struct HttpServer::State : std::enable_shared_from_this<HttpServer::State> {
     const auto peer = socket.remote_endpoint(ec);
     if (ec) return;  // already gone
     std::string source = peer.address().to_string();
-    if (const auto refused = env->registry->admit(source, env->options); !refused.empty()) {
+    std::vector<std::shared_ptr<Session>> evicted;
+    const auto refused = env->registry->admit(source, env->options, evicted);
+    for (auto& old : evicted) old->evict();
+    env->registry->evictions.fetch_add(evicted.size());
+    if (!refused.empty()) {
       env->overload(refused);
       socket.close(ec);  // before any TLS state exists: a refused connection costs nothing
       return;
@@ -585,7 +652,10 @@ struct HttpServer::State : std::enable_shared_from_this<HttpServer::State> {
     const std::size_t buffered = r.buffered.load(), bufferedPeak = r.bufferedPeak.load();
     const bool connectionsGone = openPeak >= 64 && open * 2 < openPeak;
     const bool uploadsGone = bufferedPeak >= (std::size_t{16} << 20) && buffered * 2 < bufferedPeak;
-    if (!connectionsGone && !uploadsGone) return;
+    // Under a flood at the caps every new connection replaces an evicted one: the TLS state
+    // freed and allocated in turn fragments the heap, so it is trimmed while that goes on.
+    const bool churning = r.evictions.exchange(0) >= 64;
+    if (!connectionsGone && !uploadsGone && !churning) return;
     malloc_trim(0);
     r.openPeak.store(open);
     r.bufferedPeak.store(buffered);
