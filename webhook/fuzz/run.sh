@@ -8,11 +8,12 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${FUZZ_SECONDS:-20}
 jobs=${JOBS:-2}
-targets=${FUZZ_TARGETS:-review policy quantity watch}
+targets=${FUZZ_TARGETS:-review policy quantity watch http_session}
 cmake -S webhook/fuzz -B build/fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   >/dev/null
 cmake --build build/fuzz -j "$jobs" >/dev/null
-declare -A maxlen=([review]=65536 [policy]=16384 [quantity]=256 [watch]=65536)
+declare -A maxlen=([review]=65536 [policy]=16384 [quantity]=256 [watch]=65536 [http_session]=32768)
+declare -A dict=([http_session]=webhook/fuzz/http.dict)
 status=0
 for t in $targets; do
   work=build/fuzz/corpus/$t
@@ -20,7 +21,7 @@ for t in $targets; do
   log=build/fuzz/$t.log
   mkdir -p "$work" "$crashes"
   if ! ./build/fuzz/bin/fuzz_"$t" -max_total_time="$seconds" -max_len="${maxlen[$t]}" \
-      -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -dict=webhook/fuzz/kubernetes.dict \
+      -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 -dict="${dict[$t]:-webhook/fuzz/kubernetes.dict}" \
       -artifact_prefix="$crashes/" "$work" "webhook/fuzz/corpus/$t" >"$log" 2>&1; then
     echo "fuzz_$t: FAILED, input saved in $crashes/ (log: $log)" >&2
     grep -E "ERROR|oracle|SUMMARY|==[0-9]+==" "$log" | head -20 >&2 || true
