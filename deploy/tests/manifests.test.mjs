@@ -42,7 +42,7 @@ describe("every overlay", () => {
       none(checks.webhookProblems(objects, facts)));
     test(`${overlay}: the policies ConfigMap holds exactly the bytes of policies/`, () =>
       none(checks.policyConfigMapProblems(objects, policyDir)));
-    test(`${overlay}: RBAC is get/list/watch of pods, namespaces and nodes only`, () => none(checks.rbacProblems(objects)));
+    test(`${overlay}: RBAC is list/watch of pods, namespaces and nodes only`, () => none(checks.rbacProblems(objects)));
     test(`${overlay}: --threads matches the CPU request`, () => none(checks.threadProblems(objects)));
     test(`${overlay}: every webhook has a CA (caBundle or cainjector)`, () => {
       for (const cfg of objects.filter((o) => o.kind.endsWith("WebhookConfiguration"))) {

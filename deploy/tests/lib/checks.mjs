@@ -100,7 +100,8 @@ export function policyConfigMapProblems(objects, policyDir) {
   return problems;
 }
 
-// Read-only access to exactly pods, namespaces and nodes, and no other role.
+// List and watch of exactly pods, namespaces and nodes (no get: the server never reads a
+// single object), and no other role.
 export function rbacProblems(objects) {
   const roles = objects.filter((o) => o.kind === "ClusterRole" || o.kind === "Role");
   if (roles.length !== 1) return [`expected exactly one (Cluster)Role, found ${roles.length}`];
@@ -111,14 +112,14 @@ export function rbacProblems(objects) {
     if (JSON.stringify(r.apiGroups) !== '[""]') problems.push(`rule grants apiGroups ${JSON.stringify(r.apiGroups)}`);
     if (r.resourceNames || r.nonResourceURLs) problems.push("rule with resourceNames/nonResourceURLs");
     for (const v of r.verbs ?? [])
-      if (!["get", "list", "watch"].includes(v)) problems.push(`rule grants verb ${v}`);
+      if (!["list", "watch"].includes(v)) problems.push(`rule grants verb ${v}`);
     for (const res of r.resources ?? []) {
       if (!["pods", "namespaces", "nodes"].includes(res)) problems.push(`rule grants resource ${res}`);
       for (const v of r.verbs ?? []) granted.add(`${res}:${v}`);
     }
   }
   for (const res of ["pods", "namespaces", "nodes"])
-    for (const v of ["get", "list", "watch"])
+    for (const v of ["list", "watch"])
       if (!granted.has(`${res}:${v}`)) problems.push(`missing ${v} on ${res}`);
   return problems;
 }

@@ -58,9 +58,12 @@ void readAllocatable(const rapidjson::Value& node, const NodeResourceFilter& fil
     } else if (name == "memory") {
       out.memoryBytes = millisOf(&m.value).value_or(0) / 1000;
     } else if (filter.keeps(name)) {
-      // Extended resources are whole numbers; a fractional one is malformed, not rounded.
+      // Extended resources are whole numbers; a fractional one is malformed, not rounded. So is
+      // a count no node has (1.8e16 GPUs was taken into the supply): it would make every
+      // capacity check pass and every pool figure meaningless.
       const auto millis = millisOf(&m.value);
-      if (millis && *millis % 1000 == 0) out.allocatable.emplace(name, *millis / 1000);
+      if (millis && *millis % 1000 == 0 && *millis >= 0 && *millis / 1000 <= kMaxDeviceUnitsPerNode)
+        out.allocatable.emplace(name, *millis / 1000);
     }
   }
 }

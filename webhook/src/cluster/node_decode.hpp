@@ -19,6 +19,10 @@ namespace gpua::cluster {
 // Which allocatable resources a NodeSupply keeps: every nvidia.com/* name (gpu, mig-*,
 // gpu.shared...) plus the names a policy uses for its pools and classes (another vendor's
 // resource, say). Everything else a node lists (pods, hugepages, ephemeral-storage) is dropped.
+// More units of one device resource than any node has (8 GPUs x 7 MIG slices, or x 48
+// time-slicing replicas, is a few hundred): a larger allocatable is malformed and not counted.
+inline constexpr int64_t kMaxDeviceUnitsPerNode = 65536;
+
 struct NodeResourceFilter {
   std::vector<std::string> extra;  // sorted, unique
   bool keeps(std::string_view resource) const;

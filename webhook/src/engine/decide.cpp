@@ -162,9 +162,9 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
                             c.rule,
                             ev.validateOnly};
   validateClass(vin, violations);
-  validateClassExtensions(vin, violations);
+  validateClassWorkloadRules(vin, violations);
   // Only pods whose affinity the mutation narrows to the pools can conflict with them. With
-  // placement via nodeSelector, node-selector-conflict (validateClassExtensions) judges the
+  // placement via nodeSelector, node-selector-conflict (validateClassWorkloadRules) judges the
   // pod's nodeSelector against the pool by placement.onConflict instead.
   if (gpu.hasGpu && !ev.validateOnly &&
       c.cls->placement.via == policy::Placement::Via::NodeAffinity)

@@ -43,10 +43,10 @@ void validateClass(const ValidationInput& in, std::vector<Violation>& out);
 void validatePoolTargeting(const PodView& pod, const PodGpu& gpu, const policy::PolicySet& policy,
                            std::vector<Violation>& out, const SupplySnapshot* supply = nullptr);
 
-// Issue 11 class rules, for pods that get the class's placement (GPU pods, and CPU pods of a
-// class that places them): node-selector-conflict, checkpoint-missing, checkpoint-dangling,
-// checkpoint-invalid.
-void validateClassExtensions(const ValidationInput& in, std::vector<Violation>& out);
+// The class's workload rules (containers, placement, checkpoints), for pods that get the class's
+// placement (GPU pods, and CPU pods of a class that places them): node-selector-conflict,
+// checkpoint-missing, checkpoint-dangling, checkpoint-invalid.
+void validateClassWorkloadRules(const ValidationInput& in, std::vector<Violation>& out);
 
 // The class's `containers` rules on its GPU pods (validate_container_resources.cpp):
 // container-resources-missing, qos-not-guaranteed, qos-best-effort, resources-per-gpu-exceeded,

@@ -1,4 +1,4 @@
-// Container resources per class (issue 11, section 4): what the containers of a class's GPU
+// Container resources per class: what the containers of a class's GPU
 // pods must carry (cpu and memory requests and limits, a minimum QoS class, maxima per GPU,
 // limit/request ratios, environment variables) and the requests written per GPU when absent.
 // spec.containers is the cluster default; a class's `containers` overrides it key by key.

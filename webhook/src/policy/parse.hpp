@@ -23,9 +23,10 @@ void parseCpuPools(YamlReader& r, const YAML::Node& node, const std::string& pat
 void parseFieldGuards(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft);
 void parsePriorityTiers(YamlReader& r, const YAML::Node& node, const std::string& path,
                         Draft& draft);
-// The class keys of issue 11 (cpuPools, placement, requireCheckpoint...), read from the class's
-// mapping after its core keys.
-void parseClassExtensions(YamlReader& r, const MapReader& m, WorkloadClass& c, ClassOrigin& origin);
+// The class keys beyond the GPU rules (cpuPools, placement, requireCheckpoint, containers), read
+// from the class's mapping after its core keys.
+void parseClassWorkloadRules(YamlReader& r, const MapReader& m, WorkloadClass& c,
+                             ClassOrigin& origin);
 
 // Shared pieces.
 // A pool's matchExpressions: key, operator (In, NotIn, Exists, DoesNotExist, Gt, Lt), values.

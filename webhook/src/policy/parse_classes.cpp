@@ -139,7 +139,7 @@ void parseClass(YamlReader& r, const YAML::Node& node, const std::string& path, 
   }
   if (m.has("maxRunSeconds"))
     c.maxRunSeconds = r.integer(m.get("maxRunSeconds"), m.path("maxRunSeconds"), 1);
-  parseClassExtensions(r, m, c, origin);
+  parseClassWorkloadRules(r, m, c, origin);
   parseClassRequirements(r, m, c, origin);
   if (m.has("capacityCheck"))
     c.capacityCheck = parseCapacityCheck(r, m.get("capacityCheck"), m.path("capacityCheck"));

@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "policy/class_rules.hpp"
 #include "policy/container_rules.hpp"
-#include "policy/namespace_selector.hpp"
 #include "policy/namespace_exemption.hpp"
+#include "policy/namespace_selector.hpp"
 #include "policy/node_requirement.hpp"
+#include "policy/workload_rules.hpp"
 
 namespace gpua::policy {
 

@@ -6,7 +6,7 @@
 #include "policy/edit_distance.hpp"
 #include "policy/gpu_models.hpp"
 #include "policy/parse.hpp"
-#include "policy/resolve_extensions.hpp"
+#include "policy/resolve_placement_and_tiers.hpp"
 
 namespace gpua::policy {
 
@@ -225,7 +225,7 @@ void resolveDraft(Draft& draft, Diagnostics& errors) {
   resolveUnclassified(draft, errors);
   resolveQuotas(draft, errors);
   checkRollout(draft, errors);
-  resolveExtensions(draft, errors);
+  resolvePlacementAndTiers(draft, errors);
 }
 
 }  // namespace gpua::policy

@@ -440,6 +440,7 @@ class Session : public std::enable_shared_from_this<Session> {
     req.target = std::string(msg.target());
     req.path = pathOf(req.target);
     req.contentType = std::string(msg[http::field::content_type]);
+    req.contentEncoding = std::string(msg[http::field::content_encoding]);
     req.body = std::move(parser_->get().body());
     req.received = received_;
     const bool keepAlive = msg.keep_alive();

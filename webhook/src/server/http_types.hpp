@@ -15,6 +15,7 @@ struct HttpRequest {
   std::string target;       // as sent: "/mutate?timeout=10s"
   std::string path;         // target without the query: "/mutate"
   std::string contentType;  // Content-Type header value, empty when absent
+  std::string contentEncoding;  // Content-Encoding header value, empty when absent
   std::string body;
   // When the first byte of the request arrived: latency is measured from here.
   std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now();

@@ -95,6 +95,16 @@ HttpResponse WebhookService::admit(const HttpRequest& request, admission::Endpoi
         415, "unsupported Content-Type \"" + request.contentType + "\": send application/json",
         "wrong-content-type");
   }
+  // The apiserver sends plain JSON; a gzip body read as JSON would be refused as invalid JSON,
+  // which hides what is wrong.
+  if (const auto coding = trim(request.contentEncoding);
+      !coding.empty() && !equalsIgnoreCase(coding, "identity")) {
+    countBadRequest("unsupported-content-encoding");
+    return HttpResponse::text(415,
+                              "unsupported Content-Encoding \"" + request.contentEncoding +
+                                  "\": send the AdmissionReview uncompressed",
+                              "unsupported-content-encoding");
+  }
   const auto policy = deps_.policy->get();
   if (!policy) return HttpResponse::text(503, "no policy loaded", "no-policy");
   const auto usage = usageSnapshot();

@@ -45,6 +45,23 @@ TEST(NodeDecode, ReadsLabelsTaintsReadinessAndGpuAllocatable) {
   EXPECT_TRUE(node->allocated.empty());
 }
 
+// 1.8e16 GPUs on one node was taken into the supply, and every capacity check then passed.
+TEST(NodeDecode, AbsurdOrNegativeDeviceCountsAreNotCounted) {
+  const auto with = [](std::string text, const std::string& from, const std::string& to) {
+    return text.replace(text.find(from), from.size(), to);
+  };
+  std::string text = with(kMigNode, R"("nvidia.com/mig-1g.10gb": "7")",
+                          R"("nvidia.com/mig-1g.10gb": "18000000000000000")");
+  text = with(text, R"("nvidia.com/mig-3g.40gb": "2")", R"("nvidia.com/mig-3g.40gb": "-2")");
+  const auto node = decodeNode(parse(text));
+  ASSERT_TRUE(node);
+  EXPECT_EQ(node->allocatable.count("nvidia.com/mig-1g.10gb"), 0u);
+  EXPECT_EQ(node->allocatable.count("nvidia.com/mig-3g.40gb"), 0u);
+  EXPECT_EQ(node->allocatable.at("nvidia.com/gpu"), 0);
+  text = with(kMigNode, R"("nvidia.com/mig-1g.10gb": "7")", R"("nvidia.com/mig-1g.10gb": "65536")");
+  EXPECT_EQ(decodeNode(parse(text))->allocatable.at("nvidia.com/mig-1g.10gb"), 65536);
+}
+
 TEST(NodeDecode, KeepsTheResourceNamesThePolicyUses) {
   NodeResourceFilter filter{{"example.com/fpga"}};
   const auto node = decodeNode(parse(kMigNode), filter);

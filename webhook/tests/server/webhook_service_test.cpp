@@ -144,6 +144,19 @@ TEST_F(WebhookServiceTest, WrongContentTypeIs415AndCounted) {
       std::string::npos);
 }
 
+// A gzip body was parsed as JSON and refused as invalid-json, which named the wrong problem.
+TEST_F(WebhookServiceTest, ACompressedBodyIs415NamingTheEncoding) {
+  auto s = service();
+  auto req = post("/validate", review("gz"));
+  req.contentEncoding = "gzip";
+  const auto res = s.admit(req, admission::Endpoint::Validate);
+  EXPECT_EQ(res.status, 415);
+  EXPECT_NE(res.body.find("Content-Encoding \"gzip\""), std::string::npos) << res.body;
+  EXPECT_NE(registry_.render().find("kind=\"unsupported-content-encoding\""), std::string::npos);
+  req.contentEncoding = "identity";
+  EXPECT_EQ(s.admit(req, admission::Endpoint::Validate).status, 200);
+}
+
 TEST_F(WebhookServiceTest, DecisionLogNamesThePodButNotItsEnv) {
   auto s = service();
   ASSERT_EQ(s.admit(post("/mutate", review("uid-1")), admission::Endpoint::Mutate).status, 200);

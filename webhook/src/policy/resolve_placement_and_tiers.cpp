@@ -1,6 +1,6 @@
-// Cross-reference checks for the constructs of issue 11: CPU pool names and references,
+// Cross-reference checks for placement and priority: CPU pool names and references,
 // nodeSelector placement (which can express only one pool's equality labels), priority tiers.
-#include "policy/resolve_extensions.hpp"
+#include "policy/resolve_placement_and_tiers.hpp"
 
 #include <map>
 
@@ -75,7 +75,7 @@ void checkNodeSelectorPlacement(const WorkloadClass& c, const ClassOrigin& o,
 
 }  // namespace
 
-void resolveExtensions(Draft& d, Diagnostics& errors) {
+void resolvePlacementAndTiers(Draft& d, Diagnostics& errors) {
   checkPoolNames(d, errors);
   for (std::size_t i = 0; i < d.set.classes.size(); ++i) {
     const WorkloadClass& c = d.set.classes[i];

@@ -1,4 +1,4 @@
-// The class rules of issue 11 that come after the GPU rules of validate_class.cpp: container
+// The class rules that come after the GPU rules of validate_class.cpp: container
 // resources, placement conflicts with nodeSelector placement, and checkpoint declarations of
 // preemptible pods.
 #include "engine/class_placement.hpp"
@@ -25,7 +25,7 @@ const policy::CheckpointRule* checkpointRule(const ValidationInput& in, std::str
 
 }  // namespace
 
-void validateClassExtensions(const ValidationInput& in, std::vector<Violation>& out) {
+void validateClassWorkloadRules(const ValidationInput& in, std::vector<Violation>& out) {
   validateContainerResources(in, out);
   if (!getsClassPlacement(in.cls, in.gpu)) return;
   checkNodeSelectorConflict(in.pod, in.cls,

@@ -1,6 +1,6 @@
-// Policy constructs for node isolation, placement style, container resources and checkpoints
-// (issue 11, sections 3-6). Kept apart from policy_set.hpp so each concept has its own types;
-// PolicySet, Pool and WorkloadClass hold them.
+// Policy constructs for placement style, checkpoints, priority tiers and field guards. Kept apart
+// from policy_set.hpp so each concept has its own types; PolicySet, Pool and WorkloadClass hold
+// them.
 #pragma once
 
 #include <cstdint>

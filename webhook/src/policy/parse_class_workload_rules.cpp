@@ -1,6 +1,6 @@
-// Class keys of issue 11: cpuPools, placement, requireCheckpoint and containers (the rules for
-// the containers of its GPU pods). References (pool names) are resolved with the rest of the policy
-// in resolve_extensions.cpp.
+// Class keys beyond the GPU rules: cpuPools and placement (where the pods go), requireCheckpoint
+// and containers (what its GPU pods' containers must carry). References (pool names) are
+// resolved with the rest of the policy in resolve_placement_and_tiers.cpp.
 #include "policy/parse.hpp"
 
 namespace gpua::policy {
@@ -56,8 +56,8 @@ std::optional<CheckpointRule> parseCheckpointRule(YamlReader& r, const YAML::Nod
   return rule;
 }
 
-void parseClassExtensions(YamlReader& r, const MapReader& m, WorkloadClass& c,
-                          ClassOrigin& origin) {
+void parseClassWorkloadRules(YamlReader& r, const MapReader& m, WorkloadClass& c,
+                             ClassOrigin& origin) {
   origin.placement = m.has("placement") ? m.loc("placement") : m.loc();
   if (m.has("cpuPools")) parseCpuPoolNames(r, m, c, origin);
   if (m.has("placement")) parsePlacement(r, m, c);
