@@ -3,8 +3,11 @@
 // one the class writes in mutate mode.
 #include "engine/require_effects.hpp"
 #include "engine/text.hpp"
+#include "policy/rule_ids.hpp"
 
 namespace gpua::engine {
+
+namespace rules = policy::rules;
 
 namespace {
 
@@ -54,7 +57,7 @@ void checkClassRuntimeClass(const ValidationInput& in, std::vector<Violation>& o
   std::vector<std::string> allowed;
   if (pool != nullptr) allowed.push_back(*pool);
   for (const auto& a : in.cls.allowedRuntimeClasses) allowed.push_back(a);
-  out.push_back({"runtime-class-not-allowed",
+  out.push_back({rules::kRuntimeClassNotAllowed,
                  in.pod.subject + " names runtimeClassName " + text::quoted(name) + " but class " +
                      in.cls.name + " allows only " + text::join(allowed) + ": set " +
                      in.pod.fieldPrefix + "spec.runtimeClassName: " + allowed.front()});
@@ -66,14 +69,14 @@ void checkNamespaceRule(const ValidationInput& in, const policy::NamespaceRule& 
   const std::string_view priority = effectivePriorityClass(in);
   if (!priority.empty() && !rule.priorityClassNames.empty() &&
       !listed(rule.priorityClassNames, priority))
-    out.push_back({"priority-class-not-allowed",
+    out.push_back({rules::kPriorityClassNotAllowed,
                    in.pod.subject + " would run with priorityClassName " + text::quoted(priority) +
                        " but " + where + " allows only " + text::join(rule.priorityClassNames) +
                        ": set " + in.pod.fieldPrefix + "spec.priorityClassName to one of them"});
   const std::string_view runtime = effectiveRuntimeClass(in);
   if (!runtime.empty() && !rule.runtimeClassNames.empty() &&
       !listed(rule.runtimeClassNames, runtime))
-    out.push_back({"runtime-class-not-allowed",
+    out.push_back({rules::kRuntimeClassNotAllowed,
                    in.pod.subject + " would run with runtimeClassName " + text::quoted(runtime) +
                        " but " + where + " allows only " + text::join(rule.runtimeClassNames) +
                        ": set " + in.pod.fieldPrefix + "spec.runtimeClassName to one of them"});
@@ -91,7 +94,7 @@ void checkPriorityClassPresent(const ValidationInput& in, bool byNamespace,
   const std::string who = byNamespace && !in.cls.requirePriorityClass
                               ? "namespace " + text::quoted(in.namespaceName)
                               : "class " + in.cls.name;
-  out.push_back({"priority-class-missing",
+  out.push_back({rules::kPriorityClassMissing,
                  in.pod.subject + " names no priorityClassName, but " + who +
                      " requires one: set " + in.pod.fieldPrefix + "spec.priorityClassName" +
                      (choices.empty() ? std::string(" to the priority class of your tier")

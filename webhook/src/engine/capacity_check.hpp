@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "policy/rule_ids.hpp"
 
 #include "engine/decision.hpp"
 #include "engine/gpu_request.hpp"
@@ -15,8 +16,8 @@
 
 namespace gpua::engine {
 
-inline constexpr std::string_view kNoCapacityRule = "no-capacity";
-inline constexpr std::string_view kGpuStrandingRule = "gpu-stranding";
+inline constexpr std::string_view kNoCapacityRule = policy::rules::kNoCapacity;
+inline constexpr std::string_view kGpuStrandingRule = policy::rules::kGpuStranding;
 
 struct CapacityInput {
   const PodView& pod;

@@ -1,4 +1,5 @@
 #include "engine/decide.hpp"
+#include "policy/rule_ids.hpp"
 
 #include <algorithm>
 #include <exception>
@@ -25,6 +26,8 @@
 #include "engine/workload_templates.hpp"
 
 namespace gpua::engine {
+
+namespace rules = policy::rules;
 
 namespace {
 
@@ -124,7 +127,7 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
       case Action::Deny:
         ev.outcome = Outcome::Unclassified;
         ev.reason += "GPU pod matched no class; unclassified GPU pods are denied";
-        violations.push_back({"unclassified-gpu-pod", unclassifiedMessage(pod, gpu, s)});
+        violations.push_back({rules::kUnclassifiedGpuPod, unclassifiedMessage(pod, gpu, s)});
         return ev;
       case Action::Allow:
         ev.outcome = Outcome::Unclassified;

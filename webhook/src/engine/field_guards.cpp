@@ -1,9 +1,12 @@
 #include "engine/field_guards.hpp"
+#include "policy/rule_ids.hpp"
 
 #include "engine/json_util.hpp"
 #include "engine/text.hpp"
 
 namespace gpua::engine {
+
+namespace rules = policy::rules;
 
 namespace {
 
@@ -48,7 +51,7 @@ void checkVisibleDevicesEnv(const PodView& pod, const PodGpu& gpu, const policy:
     const rapidjson::Value* var = exposingVariable(*c.container);
     if (var == nullptr) continue;
     const std::string name(json::stringMember(var, "name"));
-    out.push_back({"visible-devices-without-gpu",
+    out.push_back({rules::kVisibleDevicesWithoutGpu,
                    pod.subject + " " + containerLabel(c) + " sets " + name + " to " +
                        shownValue(*var) +
                        " but asks for no GPU, which would hand it the node's GPUs behind the "

@@ -1,4 +1,5 @@
 #include "engine/gpu_request.hpp"
+#include "policy/rule_ids.hpp"
 
 #include <algorithm>
 
@@ -7,6 +8,8 @@
 #include "engine/text.hpp"
 
 namespace gpua::engine {
+
+namespace rules = policy::rules;
 
 bool isGpuResource(std::string_view resource, const policy::PolicySet& policy) {
   if (resource == kWholeGpu || resource.starts_with(kMigPrefix)) return true;
@@ -65,7 +68,7 @@ void report(const PodView& pod, const ContainerGpu& c, const GpuEntry& e,
         bad != nullptr && bad->IsString()
             ? text::quoted(json::view(*bad))
             : (bad != nullptr ? text::oneLine(json::serialize(*bad), 40) : std::string("?"));
-    out.push_back({"invalid-gpu-quantity",
+    out.push_back({rules::kInvalidGpuQuantity,
                    pod.subject + " " + containerLabel(c) + " asks for " + shown + " " +
                        std::string(e.resource) +
                        " but GPU resources must be whole numbers: request 1 or more whole GPUs, "
@@ -73,7 +76,7 @@ void report(const PodView& pod, const ContainerGpu& c, const GpuEntry& e,
     return;
   }
   if (e.request != nullptr && e.limit != nullptr && e.requestUnits != e.limitUnits) {
-    out.push_back({"requests-limits-mismatch",
+    out.push_back({rules::kRequestsLimitsMismatch,
                    pod.subject + " " + containerLabel(c) + " requests " +
                        std::to_string(e.requestUnits.value_or(0)) + " " + std::string(e.resource) +
                        " but limits it to " + std::to_string(e.limitUnits.value_or(0)) +

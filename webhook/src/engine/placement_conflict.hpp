@@ -4,6 +4,7 @@
 #pragma once
 
 #include <vector>
+#include "policy/rule_ids.hpp"
 
 #include "engine/decision.hpp"
 #include "engine/pod_view.hpp"
@@ -12,7 +13,7 @@
 
 namespace gpua::engine {
 
-inline constexpr std::string_view kPlacementConflictRule = "placement-conflict";
+inline constexpr std::string_view kPlacementConflictRule = policy::rules::kPlacementConflict;
 
 struct PlacementInput {
   const PodView& pod;

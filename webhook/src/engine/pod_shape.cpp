@@ -1,4 +1,5 @@
 #include "engine/pod_shape.hpp"
+#include "policy/rule_ids.hpp"
 
 #include <string>
 #include <string_view>
@@ -6,6 +7,8 @@
 #include "engine/json_util.hpp"
 
 namespace gpua::engine {
+
+namespace rules = policy::rules;
 
 namespace {
 
@@ -80,8 +83,9 @@ class ShapeChecker {
   void report(const std::string& field, const std::string& what) {
     ok_ = false;
     if (reported_++ >= 3) return;
-    out_.push_back({"invalid-pod", pod_.subject + ": field " + pod_.fieldPrefix + field + " " +
-                                       what + ": fix the manifest (Kubernetes would reject it)"});
+    out_.push_back({rules::kInvalidPod, pod_.subject + ": field " + pod_.fieldPrefix + field + " " +
+                                            what +
+                                            ": fix the manifest (Kubernetes would reject it)"});
   }
 
   bool ok() const { return ok_; }

@@ -1,4 +1,5 @@
 #include "engine/quota_check.hpp"
+#include "policy/rule_ids.hpp"
 
 #include <cmath>
 #include <optional>
@@ -8,6 +9,8 @@
 #include "engine/text.hpp"
 
 namespace gpua::engine {
+
+namespace rules = policy::rules;
 
 namespace {
 
@@ -136,12 +139,12 @@ void check(const policy::Quota& q, const Budget& b, const QuotaInput& in,
       (q.scope == policy::Quota::Scope::PerNamespace ? "per namespace, " : "") +
       describeNamespaces(q.namespaces);
   const bool one = std::abs(b.used - 1.0) < kEpsilon;
-  out.push_back({"quota", std::string(in.subject) + " needs " + b.need + " but quota " +
-                              text::quoted(q.name) + " (" + where + ") allows " +
-                              text::number(b.limit) + b.unit + b.scope + " and " +
-                              text::number(b.used) + (one ? " is" : " are") +
-                              " in use: " + fewerHint(b, in, left) + cheaperClassHint(in, left) +
-                              "or ask the platform team to raise quota " + text::quoted(q.name)});
+  out.push_back({rules::kQuota,
+                 std::string(in.subject) + " needs " + b.need + " but quota " +
+                     text::quoted(q.name) + " (" + where + ") allows " + text::number(b.limit) +
+                     b.unit + b.scope + " and " + text::number(b.used) + (one ? " is" : " are") +
+                     " in use: " + fewerHint(b, in, left) + cheaperClassHint(in, left) +
+                     "or ask the platform team to raise quota " + text::quoted(q.name)});
 }
 
 void checkOne(const policy::Quota& q, const QuotaInput& in, std::vector<Violation>& out) {

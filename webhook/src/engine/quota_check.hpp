@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <vector>
+#include "policy/rule_ids.hpp"
 
 #include "engine/decision.hpp"
 #include "engine/gpu_request.hpp"
@@ -16,7 +17,7 @@
 
 namespace gpua::engine {
 
-inline constexpr std::string_view kQuotaUnavailableRule = "quota-unavailable";
+inline constexpr std::string_view kQuotaUnavailableRule = policy::rules::kQuotaUnavailable;
 
 struct QuotaInput {
   std::string_view subject;  // `pod "x"`

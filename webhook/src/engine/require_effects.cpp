@@ -1,4 +1,5 @@
 #include "engine/require_effects.hpp"
+#include "policy/rule_ids.hpp"
 
 #include <algorithm>
 
@@ -7,6 +8,8 @@
 #include "engine/text.hpp"
 
 namespace gpua::engine {
+
+namespace rules = policy::rules;
 
 namespace {
 
@@ -89,7 +92,7 @@ void report(const ValidationInput& in, const char* rule, const std::string& lack
 void requireToleration(const ValidationInput& in, std::vector<Violation>& out) {
   const Patch patch = dryRun(&mutateTolerations, in, {});
   if (patch.empty()) return;
-  report(in, "toleration-required",
+  report(in, rules::kTolerationRequired,
          "does not tolerate the taints of pool " +
              poolNames(in, [](const policy::Pool& p) { return !p.taints.empty(); }),
          patch, out);
@@ -126,7 +129,7 @@ std::string nodeSelectorAlternative(const ValidationInput& in) {
 void requirePlacement(const ValidationInput& in, std::vector<Violation>& out) {
   const Patch patch = dryRun(&mutatePlacement, in, {});
   if (patch.empty() || nodeSelectorPlaces(in)) return;
-  out.push_back({"node-placement-required",
+  out.push_back({rules::kNodePlacementRequired,
                  in.pod.subject + " does not select the nodes of pool " +
                      poolNames(in, [](const policy::Pool& p) { return !p.nodeSelector.empty(); }) +
                      ", which class " + in.cls.name + " requires rather than adds: " +
@@ -137,7 +140,7 @@ void requirePriorityClass(const ValidationInput& in, std::vector<Violation>& out
   const Patch patch = dryRun(&mutatePriority, in, {});
   if (patch.empty()) return;
   const std::string_view current = in.pod.specString("priorityClassName");
-  report(in, "priority-class-required",
+  report(in, rules::kPriorityClassRequired,
          current.empty() ? "names no priorityClassName"
                          : "names priorityClassName " + text::quoted(current) + " instead of " +
                                *in.cls.priorityClassName,
@@ -147,7 +150,7 @@ void requirePriorityClass(const ValidationInput& in, std::vector<Violation>& out
 void requireRuntimeClass(const ValidationInput& in, std::vector<Violation>& out) {
   const Patch patch = dryRun(&mutateRuntimeClass, in, {});
   if (patch.empty()) return;
-  report(in, "runtime-class-required",
+  report(in, rules::kRuntimeClassRequired,
          "names no runtimeClassName for the GPU nodes of pool " +
              poolNames(in, [](const policy::Pool& p) { return p.runtimeClassName.has_value(); }),
          patch, out);
@@ -157,7 +160,7 @@ void requireRuntimeClass(const ValidationInput& in, std::vector<Violation>& out)
 void requireResourceRequests(const ValidationInput& in, std::vector<Violation>& out) {
   const Patch patch = dryRun(&mutateResourceRequests, in, {});
   if (patch.empty()) return;
-  report(in, "resource-requests-required",
+  report(in, rules::kResourceRequestsRequired,
          "has GPU containers without cpu or memory requests (or limits)", patch, out);
 }
 
@@ -189,7 +192,7 @@ void requireResourceName(const ValidationInput& in, std::vector<Violation>& out)
                              " requires limits rather than adds them: write " + field +
                              ".limits {" + text::join(wanted) + "}";
     out.push_back(
-        {"resource-name-required", in.pod.subject + " " + containerLabel(c) + " " + what});
+        {rules::kResourceNameRequired, in.pod.subject + " " + containerLabel(c) + " " + what});
   }
 }
 

@@ -3,8 +3,11 @@
 #include "engine/json_util.hpp"
 #include "engine/text.hpp"
 #include "engine/validate.hpp"
+#include "policy/rule_ids.hpp"
 
 namespace gpua::engine {
+
+namespace rules = policy::rules;
 
 namespace {
 
@@ -77,7 +80,7 @@ void checkAnnotation(const PodView& pod, std::string_view value, const std::stri
   if (value.starts_with(kPvcPrefix)) {
     const std::string_view claim = value.substr(kPvcPrefix.size());
     if (!claim.empty() && mountsClaim(pod, claim)) return;
-    out.push_back({"checkpoint-dangling",
+    out.push_back({rules::kCheckpointDangling,
                    pod.subject + " declares checkpoint " + shown + why +
                        " but mounts no volume of PersistentVolumeClaim " +
                        text::quoted(text::oneLine(claim, 80)) +
@@ -87,7 +90,7 @@ void checkAnnotation(const PodView& pod, std::string_view value, const std::stri
     return;
   }
   if (isUri(value)) return;
-  out.push_back({"checkpoint-invalid",
+  out.push_back({rules::kCheckpointInvalid,
                  pod.subject + " declares checkpoint " + shown + why +
                      ", which is neither pvc:<claim> nor a URI: " + howToDeclare(rule)});
 }
@@ -103,7 +106,7 @@ void checkCheckpoint(const PodView& pod, const policy::CheckpointRule& rule, con
     return;
   }
   if (mountsNamedVolume(pod, rule)) return;
-  out.push_back({"checkpoint-missing",
+  out.push_back({rules::kCheckpointMissing,
                  pod.subject + why +
                      " and can be preempted, but declares no checkpoint: " + howToDeclare(rule)});
 }

@@ -5,8 +5,11 @@
 #include "engine/require_effects.hpp"
 #include "engine/text.hpp"
 #include "engine/validate.hpp"
+#include "policy/rule_ids.hpp"
 
 namespace gpua::engine {
+
+namespace rules = policy::rules;
 
 namespace {
 
@@ -49,7 +52,7 @@ void checkNamespace(const ValidationInput& in, std::vector<Violation>& out) {
       in.cls.allowedNamespaces->matches(in.namespaceName, in.namespaceLabels))
     return;
   out.push_back(
-      {"class-not-allowed",
+      {rules::kClassNotAllowed,
        in.pod.subject + " matches GPU class " + in.cls.name + matchedBy(in) + ", which namespace " +
            text::quoted(in.namespaceName) + " may not use (class " + in.cls.name + " is for " +
            describeNamespaces(*in.cls.allowedNamespaces) + "): run it there, " + "remove " +
@@ -61,11 +64,11 @@ void checkRequestPresence(const ValidationInput& in, std::vector<Violation>& out
   if (request == policy::GpuRequest::Required && !in.gpu.hasGpu) {
     const std::string resource =
         in.cls.resolvedResource.empty() ? std::string(kWholeGpu) : in.cls.resolvedResource;
-    out.push_back(
-        {"missing-gpu-request", in.pod.subject + " is in GPU class " + in.cls.name + matchedBy(in) +
-                                    " but no container asks for a GPU: add resources.limits " +
-                                    resource + ": 1 to the container that needs it, or remove " +
-                                    selectorWord(in) + " if the " + podWord(in) + " needs no GPU"});
+    out.push_back({rules::kMissingGpuRequest,
+                   in.pod.subject + " is in GPU class " + in.cls.name + matchedBy(in) +
+                       " but no container asks for a GPU: add resources.limits " + resource +
+                       ": 1 to the container that needs it, or remove " + selectorWord(in) +
+                       " if the " + podWord(in) + " needs no GPU"});
   }
   if (request != policy::GpuRequest::Forbidden || !in.gpu.hasGpu) return;
   // A GPU class listed before this one wins when its label is set (first match wins).
@@ -78,16 +81,16 @@ void checkRequestPresence(const ValidationInput& in, std::vector<Violation>& out
   for (const auto& c : in.gpu.containers) {
     if (!c.wantsGpu()) continue;
     const auto entries = entriesOf(in.gpu, &c);
-    out.push_back({"gpu-forbidden", in.pod.subject + " " + containerLabel(c) + " asks for " +
-                                        std::to_string(c.units()) + " " + resourceWord(entries) +
-                                        " but class " + in.cls.name + matchedBy(in) +
-                                        " does not allow GPUs: remove the GPU request, or " +
-                                        instead});
+    out.push_back(
+        {rules::kGpuForbidden, in.pod.subject + " " + containerLabel(c) + " asks for " +
+                                   std::to_string(c.units()) + " " + resourceWord(entries) +
+                                   " but class " + in.cls.name + matchedBy(in) +
+                                   " does not allow GPUs: remove the GPU request, or " + instead});
     return;
   }
-  out.push_back({"gpu-forbidden", in.pod.subject + " claims devices (resourceClaims) but class " +
-                                      in.cls.name + matchedBy(in) +
-                                      " does not allow GPUs: remove the claim, or " + instead});
+  out.push_back({rules::kGpuForbidden,
+                 in.pod.subject + " claims devices (resourceClaims) but class " + in.cls.name +
+                     matchedBy(in) + " does not allow GPUs: remove the claim, or " + instead});
 }
 
 void checkMaxPerContainer(const ValidationInput& in, std::vector<Violation>& out) {
@@ -95,7 +98,7 @@ void checkMaxPerContainer(const ValidationInput& in, std::vector<Violation>& out
   const int64_t max = *in.cls.gpus.maxPerContainer;
   for (const auto& c : in.gpu.containers) {
     if (c.units() <= max) continue;
-    out.push_back({"max-per-container",
+    out.push_back({rules::kMaxPerContainer,
                    in.pod.subject + " " + containerLabel(c) + " asks for " +
                        std::to_string(c.units()) + " " + resourceWord(entriesOf(in.gpu, &c)) +
                        " but class " + in.cls.name + " allows at most " + std::to_string(max) +
@@ -143,7 +146,7 @@ void checkMaxPerPod(const ValidationInput& in, std::vector<Violation>& out) {
                        return !c.gpus.maxPerPod || *c.gpus.maxPerPod >= total;
                      });
   out.push_back(
-      {"max-per-pod",
+      {rules::kMaxPerPod,
        in.pod.subject + who + " asks for " + std::to_string(total) + " " +
            resourceWord(entriesOf(in.gpu, nullptr)) + " but class " + in.cls.name +
            " allows at most " + std::to_string(max) + " per pod: split the job across more pods" +
@@ -175,7 +178,7 @@ void checkShared(const ValidationInput& in, std::vector<Violation>& out) {
       const std::string_view resource =
           !in.rewriteTo.empty() && e.resource == kWholeGpu ? in.rewriteTo : e.resource;
       if (e.units() <= 1 || !isSharedResource(resource, in)) continue;
-      out.push_back({"shared-gpu-over-one",
+      out.push_back({rules::kSharedGpuOverOne,
                      in.pod.subject + " " + containerLabel(c) + " asks for " +
                          std::to_string(e.units()) + " " + std::string(e.resource) + " but class " +
                          in.cls.name + " shares GPUs by " + sharingWord(resource, in) +
@@ -199,7 +202,7 @@ void checkMigProfiles(const ValidationInput& in, std::vector<Violation>& out) {
       if (found) continue;
       const std::string offer = offered.empty() ? "no pool of class " + in.cls.name + " has MIG"
                                                 : "offered: " + text::join(offered);
-      out.push_back({"mig-profile-unavailable",
+      out.push_back({rules::kMigProfileUnavailable,
                      in.pod.subject + " " + containerLabel(c) + " asks for " +
                          text::oneLine(e.resource, 80) + " but no pool of class " + in.cls.name +
                          " offers MIG profile " + text::oneLine(profile, 40) + " (" + offer +
@@ -227,7 +230,7 @@ void checkPriorityClass(const ValidationInput& in, std::vector<Violation>& out) 
   const std::string allowedText =
       names.empty() ? std::string("any class not named system-*") : text::join(names);
   out.push_back(
-      {"priority-class-not-allowed",
+      {rules::kPriorityClassNotAllowed,
        in.pod.subject + " names priorityClassName " + text::quoted(name) + " but class " +
            in.cls.name + " allows only " + allowedText + ": remove priorityClassName" +
            (in.cls.priorityClassName ? " (the class sets " + *in.cls.priorityClassName + ")"

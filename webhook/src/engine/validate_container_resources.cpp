@@ -8,8 +8,11 @@
 #include "engine/pod_demand.hpp"
 #include "engine/text.hpp"
 #include "engine/validate.hpp"
+#include "policy/rule_ids.hpp"
 
 namespace gpua::engine {
+
+namespace rules = policy::rules;
 
 namespace {
 
@@ -68,7 +71,7 @@ void checkPresence(const Check& k, std::vector<Violation>& out) {
       fields.push_back(base + ".limits." + r);
     }
     if (missing.empty()) continue;
-    out.push_back({"container-resources-missing",
+    out.push_back({rules::kContainerResourcesMissing,
                    k.head(c) + ": " + text::join(missing) + "; class " + k.in.cls.name +
                        " requires " + requirementWords(k.rules) +
                        " on every container of its GPU pods: set " + text::join(fields)});
@@ -88,8 +91,9 @@ void checkGuaranteed(const Check& k, std::vector<Violation>& out) {
       const ContainerAmount a = k.amount(c, kCpuMemory[i]);
       const std::string field = resourcesField(k.in.pod, c) + ".limits." + kCpuMemory[i];
       if (!positive(a.limit)) {
-        out.push_back({"qos-not-guaranteed", k.head(c) + ": no " + kCpuMemory[i] + " limit" + why +
-                                                 field + " (and the request equal to it)"});
+        out.push_back({rules::kQosNotGuaranteed, k.head(c) + ": no " + kCpuMemory[i] + " limit" +
+                                                     why + field +
+                                                     " (and the request equal to it)"});
         return;
       }
       limits[i] += nanosOf(*a.limit);
@@ -101,7 +105,7 @@ void checkGuaranteed(const Check& k, std::vector<Violation>& out) {
       const ContainerAmount a = k.amount(c, kCpuMemory[i]);
       if (a.request && a.limit && *a.request == *a.limit) continue;
       const std::string r = kCpuMemory[i];
-      out.push_back({"qos-not-guaranteed",
+      out.push_back({rules::kQosNotGuaranteed,
                      k.head(c) + ": " + r + " request " +
                          (a.request ? showQuantity(*a.request, r) : std::string("none")) +
                          " is not its limit " + showQuantity(*a.limit, r) + why +
@@ -123,7 +127,7 @@ void checkNotBestEffort(const Check& k, std::vector<Violation>& out) {
     }
   }
   if (first == nullptr) first = &k.in.gpu.containers.front();
-  out.push_back({"qos-best-effort",
+  out.push_back({rules::kQosBestEffort,
                  k.in.pod.subject +
                      " is BestEffort (no container sets a cpu or memory request or limit), the "
                      "first pod evicted when its node runs short; class " +
@@ -177,7 +181,7 @@ void checkPerGpu(const Check& k, std::vector<Violation>& out) {
     const std::string units = std::to_string(gpus) + (gpus == 1 ? " GPU" : " GPUs");
     const int64_t allowed =
         maxMilli > (int64_t{1} << 60) / gpus ? int64_t{1} << 60 : maxMilli * gpus;
-    out.push_back({"resources-per-gpu-exceeded",
+    out.push_back({rules::kResourcesPerGpuExceeded,
                    k.in.pod.subject + " requests " + showQuantity(fromMilli(total), resource) +
                        " " + resource + " for " + units + " (" + perGpuText(total, gpus, resource) +
                        " per GPU), above the " + max.text + " per GPU of class " + k.in.cls.name +
@@ -209,7 +213,7 @@ void checkRatios(const Check& k, std::vector<Violation>& out) {
       const auto maxLimit = quantityOfNanos(ratioMilli * request / 1000 / step * step);
       const auto minRequest =
           quantityOfNanos(((limit * 1000 + ratioMilli - 1) / ratioMilli + step - 1) / step * step);
-      out.push_back({"limit-request-ratio-exceeded",
+      out.push_back({rules::kLimitRequestRatioExceeded,
                      k.head(c) + ": " + resource + " limit " + showQuantity(*a.limit, resource) +
                          " " + observed + ", above the " + toDecimalString(ratio.value) +
                          "x class " + k.in.cls.name + " allows: lower " + base + ".limits." +
@@ -252,7 +256,7 @@ void checkEnv(const Check& k, std::vector<Violation>& out) {
     }
     if (wrong.empty()) continue;
     const std::string field = containerField(k.in.pod, c) + ".env";
-    out.push_back({"required-env-missing",
+    out.push_back({rules::kRequiredEnvMissing,
                    k.head(c) + " asks for a GPU but sets " + text::join(wrong) + "; class " +
                        k.in.cls.name + " requires it on GPU containers: set in " + field + ": " +
                        text::join(fixes) + " (envFrom is not visible at admission)"});

@@ -4,8 +4,11 @@
 #include "engine/json_util.hpp"
 #include "engine/text.hpp"
 #include "engine/validate.hpp"
+#include "policy/rule_ids.hpp"
 
 namespace gpua::engine {
+
+namespace rules = policy::rules;
 
 void checkNodeSelectorConflict(const PodView& pod, const policy::WorkloadClass& cls,
                                const std::vector<const policy::Pool*>& pools,
@@ -22,7 +25,7 @@ void checkNodeSelectorConflict(const PodView& pod, const policy::WorkloadClass& 
       const std::string has = current->IsString()
                                   ? text::quoted(text::oneLine(json::view(*current), 80))
                                   : text::oneLine(json::serialize(*current), 40);
-      out.push_back({"node-selector-conflict",
+      out.push_back({rules::kNodeSelectorConflict,
                      pod.subject + " sets " + pod.fieldPrefix + "spec.nodeSelector " +
                          text::oneLine(k, 80) + "=" + has + " but class " + cls.name +
                          " places its pods on pool " + pool->name + ", which needs " + k + "=" +

@@ -1,8 +1,11 @@
 #include "engine/json_util.hpp"
 #include "engine/text.hpp"
 #include "engine/validate.hpp"
+#include "policy/rule_ids.hpp"
 
 namespace gpua::engine {
+
+namespace rules = policy::rules;
 
 namespace {
 
@@ -111,7 +114,7 @@ void validatePoolTargeting(const PodView& pod, const PodGpu& gpu, const policy::
       what = "spec.nodeName";
     }
     if (how.empty()) continue;
-    out.push_back({"gpu-pool-without-request",
+    out.push_back({rules::kGpuPoolWithoutRequest,
                    pod.subject + " targets GPU pool " + pool.name + " (" + text::oneLine(how, 120) +
                        ") but asks for no GPU: add a GPU to resources.limits of the container " +
                        "that needs one, or remove the " + std::string(what) +

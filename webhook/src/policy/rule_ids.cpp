@@ -3,27 +3,53 @@
 namespace gpua::policy {
 
 const std::vector<std::string>& knownRuleIds() {
+  using namespace rules;
   static const std::vector<std::string> ids = {
       // pod shape and GPU requests
-      "invalid-pod", "invalid-gpu-quantity", "requests-limits-mismatch",
+      kInvalidPod,
+      kInvalidGpuQuantity,
+      kRequestsLimitsMismatch,
       // classes
-      "unclassified-gpu-pod", "class-not-allowed", "missing-gpu-request", "gpu-forbidden",
-      "max-per-container", "max-per-pod", "shared-gpu-over-one", "mig-profile-unavailable",
-      "priority-class-not-allowed", "priority-class-missing", "runtime-class-not-allowed",
-      "gpu-pool-without-request",
+      kUnclassifiedGpuPod,
+      kClassNotAllowed,
+      kMissingGpuRequest,
+      kGpuForbidden,
+      kMaxPerContainer,
+      kMaxPerPod,
+      kSharedGpuOverOne,
+      kMigProfileUnavailable,
+      kPriorityClassNotAllowed,
+      kPriorityClassMissing,
+      kRuntimeClassNotAllowed,
+      kGpuPoolWithoutRequest,
       // field guards, nodeSelector placement, checkpoints
-      "visible-devices-without-gpu", "node-selector-conflict", "checkpoint-missing",
-      "checkpoint-dangling", "checkpoint-invalid",
+      kVisibleDevicesWithoutGpu,
+      kNodeSelectorConflict,
+      kCheckpointMissing,
+      kCheckpointDangling,
+      kCheckpointInvalid,
       // effects in require mode
-      "toleration-required", "node-placement-required", "priority-class-required",
-      "runtime-class-required", "resource-name-required", "resource-requests-required",
+      kTolerationRequired,
+      kNodePlacementRequired,
+      kPriorityClassRequired,
+      kRuntimeClassRequired,
+      kResourceNameRequired,
+      kResourceRequestsRequired,
       // container resources per class
-      "container-resources-missing", "qos-not-guaranteed", "qos-best-effort",
-      "resources-per-gpu-exceeded", "limit-request-ratio-exceeded", "required-env-missing",
+      kContainerResourcesMissing,
+      kQosNotGuaranteed,
+      kQosBestEffort,
+      kResourcesPerGpuExceeded,
+      kLimitRequestRatioExceeded,
+      kRequiredEnvMissing,
       // quotas
-      "quota", "quota-unavailable",
+      kQuota,
+      kQuotaUnavailable,
       // placement and capacity (node data)
-      "placement-conflict", "no-capacity", "gpu-stranding"};
+      kPlacementConflict,
+      kNoCapacity,
+      kGpuStranding,
+  };
   return ids;
 }
 
