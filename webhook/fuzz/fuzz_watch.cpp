@@ -242,10 +242,16 @@ void checkSupply(const Cluster& cluster, const rapidjson::Value& pods) {
         queue[i].pool != queueRelisted[i].pool || queue[i].pods != queueRelisted[i].pods)
       fail("pending queue of class " + queue[i].className + " differs from a relist");
   const auto summary = gpua::engine::summarizeSupply(std::move(nodes), queue, *shippedPolicy());
-  for (const auto& [name, pool] : summary.pools)
+  for (const auto& [name, pool] : summary.pools) {
     if (pool.nodesReady + pool.nodesNotReady != pool.nodesTotal ||
-        pool.nodesSchedulable > pool.nodesReady || pool.nodesCordoned > pool.nodesTotal)
+        pool.nodesSchedulable + pool.nodesTainted > pool.nodesReady ||
+        pool.nodesCordoned > pool.nodesTotal || pool.nodesSilent > pool.nodesTotal)
       fail("pool " + name + ": node counts do not add up");
+    // What usable nodes offer now is part of what the pool's nodes are (structural figures).
+    for (const auto& [resource, r] : pool.resources)
+      if (r.maxPerNode > r.largestPerNode || r.nodes > pool.nodesSchedulable)
+        fail("pool " + name + ", " + resource + ": usable figures beyond the structural ones");
+  }
 }
 
 }  // namespace

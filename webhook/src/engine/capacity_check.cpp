@@ -11,14 +11,39 @@ namespace gpua::engine {
 
 namespace {
 
+// What the nodes of a pool are, whatever their state, says about a pod needing `demand` units
+// of a resource on one node:
+//   Holds:   some node of the pool has that many (Ready or not, cordoned or not);
+//   Never:   every node advertises some GPU resource and none has that many: the pool's shape
+//            (its MIG layout, its GPUs per node) cannot hold the pod;
+//   Unknown: the pool has no nodes (scaled to zero), or some advertise no GPU at all (a device
+//            plugin starting or restarting): they may hold it once they are back.
+enum class Shape { Holds, Never, Unknown };
+
 struct PoolView {
   const policy::Pool* pool;
   const PoolSupply* supply;  // null when the summary has no entry: no nodes
 
-  const ResourceSupply* resource(std::string_view name) const {
+  const ResourceSupply* entry(std::string_view name) const {
     if (supply == nullptr) return nullptr;
     const auto it = supply->resources.find(name);
-    return it == supply->resources.end() || it->second.nodes == 0 ? nullptr : &it->second;
+    return it == supply->resources.end() ? nullptr : &it->second;
+  }
+  // Offered now: some usable node advertises more than 0.
+  const ResourceSupply* now(std::string_view name) const {
+    const auto* r = entry(name);
+    return r != nullptr && r->nodes > 0 ? r : nullptr;
+  }
+  int64_t largest(std::string_view name) const {
+    const auto* r = entry(name);
+    return r == nullptr ? 0 : r->largestPerNode;
+  }
+  int64_t nodes() const { return supply == nullptr ? 0 : supply->nodesTotal; }
+  Shape shape(std::string_view name, int64_t demand) const {
+    if (nodes() == 0) return Shape::Unknown;
+    const int64_t most = largest(name);
+    if (most > 0 && most >= demand) return Shape::Holds;
+    return supply->nodesSilent > 0 ? Shape::Unknown : Shape::Never;
   }
 };
 
@@ -33,9 +58,9 @@ class PoolViews {
   const PoolView& operator[](std::size_t i) const {
     return i < fixed_.size() ? fixed_[i] : spill_[i - fixed_.size()];
   }
-  // The pools where some usable node has at least `demand` units of `resource`.
-  bool fits(std::size_t i, std::string_view resource, int64_t demand) const {
-    const auto* r = (*this)[i].resource(resource);
+  // Some usable node of pool i has at least `demand` units of `resource` now.
+  bool fitsNow(std::size_t i, std::string_view resource, int64_t demand) const {
+    const auto* r = (*this)[i].now(resource);
     return r != nullptr && r->maxPerNode >= demand;
   }
 
@@ -54,30 +79,30 @@ class PoolViews {
 };
 
 std::string head(const CapacityInput& in) {
-  return in.pod.subject + " (class " + in.cls.name + ")";
+  std::string out = in.pod.subject;
+  return out.append(" (class ").append(in.cls.name).append(")");
 }
 
 std::string units(int64_t n, std::string_view resource) {
-  return std::to_string(n) + " " + std::string(resource);
+  return std::to_string(n).append(" ").append(resource);
 }
 
-// "pool infer-a100 offers nvidia.com/mig-1g.10gb (7 per node), nvidia.com/mig-3g.40gb (2)"
+// "pool infer-a100 offers nvidia.com/mig-1g.10gb (7 per node), nvidia.com/mig-3g.40gb (2)":
+// what the pool's nodes advertise, whatever their state.
 std::string offers(const PoolView& p) {
-  const std::string pool = "pool " + p.pool->name;
-  const PoolSupply* s = p.supply;
-  if (s == nullptr || s->nodesTotal == 0)
-    return pool + " has no nodes (check that its nodeSelector matches the nodes' labels)";
-  if (s->nodesSchedulable == 0)
-    return pool + " has no Ready, schedulable node (" + std::to_string(s->nodesTotal) + " nodes, " +
-           std::to_string(s->nodesNotReady) + " not ready, " + std::to_string(s->nodesCordoned) +
-           " cordoned)";
+  std::string out = "pool ";
+  out.append(p.pool->name);
+  if (p.nodes() == 0) return out.append(" has no nodes");
   std::string list;
-  for (const auto& [name, r] : s->resources) {
-    if (r.nodes == 0 || r.maxPerNode <= 0) continue;
-    list += (list.empty() ? "" : ", ") + name + " (" + std::to_string(r.maxPerNode) +
-            (list.empty() ? " per node)" : ")");
+  for (const auto& [name, r] : p.supply->resources) {
+    if (r.largestPerNode <= 0) continue;
+    const bool first = list.empty();
+    if (!first) list.append(", ");
+    list.append(name).append(" (").append(std::to_string(r.largestPerNode));
+    list.append(first ? " per node)" : ")");
   }
-  return list.empty() ? pool + "'s nodes offer no GPU resource" : pool + " offers " + list;
+  if (list.empty()) return out.append("'s nodes offer no GPU resource");
+  return out.append(" offers ").append(list);
 }
 
 std::string remedy(const CapacityInput& in, std::string_view resource) {
@@ -85,35 +110,35 @@ std::string remedy(const CapacityInput& in, std::string_view resource) {
     return "change the class's migProfile or the pool's MIG layout";
   if (resource.starts_with(kMigPrefix))
     return "ask for a MIG profile the pool offers, or change the pool's MIG layout";
-  return "add nodes advertising " + std::string(resource) +
-         " to the pool, or check their device plugin";
+  std::string out = "add nodes advertising ";
+  return out.append(resource).append(" to the pool, or check their device plugin");
 }
 
 Violation noneOffers(const CapacityInput& in, const PoolViews& pools, std::string_view resource,
                      bool advisory) {
   std::vector<std::string> parts;
   for (std::size_t i = 0; i < pools.size(); ++i) parts.push_back(offers(pools[i]));
-  return {std::string(kNoCapacityRule),
-          head(in) + ": " + text::join(parts, "; ") + "; none offers " + std::string(resource) +
-              ": " + remedy(in, resource),
-          advisory};
+  std::string message = head(in);
+  message.append(": ").append(text::join(parts, "; ")).append("; none offers ").append(resource);
+  message.append(": ").append(remedy(in, resource));
+  return {std::string(kNoCapacityRule), std::move(message), advisory};
 }
 
 Violation tooLarge(const CapacityInput& in, const PoolViews& pools, std::string_view resource,
                    int64_t demand, bool advisory) {
   int64_t largest = 0;
-  std::string where;
+  std::string_view where;
   for (std::size_t i = 0; i < pools.size(); ++i)
-    if (const auto* r = pools[i].resource(resource); r != nullptr && r->maxPerNode > largest) {
-      largest = r->maxPerNode;
+    if (const int64_t n = pools[i].largest(resource); n > largest) {
+      largest = n;
       where = pools[i].pool->name;
     }
-  return {std::string(kNoCapacityRule),
-          head(in) + " needs " + units(demand, resource) + " on one node, but the largest " +
-              "Ready, schedulable node of pool " + where + " has " + std::to_string(largest) +
-              ": ask for at most " + std::to_string(largest) + " per pod, or split the work " +
-              "across pods",
-          advisory};
+  std::string message = head(in);
+  message.append(" needs ").append(units(demand, resource));
+  message.append(" on one node, but the largest node of pool ").append(where).append(" has ");
+  message.append(std::to_string(largest)).append(": ask for at most ");
+  message.append(std::to_string(largest)).append(" per pod, or split the work across pods");
+  return {std::string(kNoCapacityRule), std::move(message), advisory};
 }
 
 // ---- gpu-stranding ----
@@ -153,18 +178,22 @@ std::optional<double> factorOf(const CapacityInput& in, const policy::Pool& pool
   return in.cls.maxShareOfNodePerGpu ? in.cls.maxShareOfNodePerGpu : pool.maxShareOfNodePerGpu;
 }
 
-// Fires only when every pool that can hold the pod would be stranded by it.
+// Fires only when every pool that can hold the pod would be stranded by it. The node shape is
+// the pool's whatever the nodes' state; a pool whose shape is unknown (no nodes, or nodes
+// advertising nothing now) might take the pod without stranding, so nothing is said.
 void checkStranding(const CapacityInput& in, const PoolViews& pools, std::string_view resource,
                     int64_t demand, bool advisory, std::vector<Violation>& out) {
   std::optional<CpuMemoryDemand> pod;
   std::string first;
   for (std::size_t i = 0; i < pools.size(); ++i) {
-    if (!pools.fits(i, resource, demand)) continue;
     const PoolView& p = pools[i];
+    const Shape shape = p.shape(resource, demand);
+    if (shape == Shape::Never) continue;
+    if (shape == Shape::Unknown) return;
     const auto factor = factorOf(in, *p.pool);
     if (!factor) return;
     if (!pod) pod = perNodeCpuMemory(in.pod, in.gpu);
-    const ResourceSupply& r = *p.resource(resource);
+    const ResourceSupply& r = *p.entry(resource);
     std::string finding =
         strands(in, p, r, resource, demand, {"CPU", pod->cpuMillis, &ResourceSupply::cpu}, *factor);
     if (finding.empty())
@@ -199,24 +228,96 @@ std::string queue(const CapacityInput& in, const policy::Pool& pool) {
          (pods == 1 ? " is" : " are") + " waiting, the oldest for " + duration(oldest);
 }
 
+// "2 nodes: 1 not ready, 1 cordoned"
+std::string nodeStates(const PoolSupply& s) {
+  std::string out = std::to_string(s.nodesTotal);
+  out.append(s.nodesTotal == 1 ? " node: " : " nodes: ");
+  std::vector<std::string> states;
+  auto add = [&](int64_t n, std::string_view what) {
+    if (n > 0) states.push_back(std::to_string(n).append(" ").append(what));
+  };
+  add(s.nodesSchedulable, "Ready and schedulable");
+  add(s.nodesNotReady, "not ready");
+  add(s.nodesCordoned, "cordoned");
+  add(s.nodesTainted, "with a taint the pool does not tolerate");
+  return out.append(text::join(states));
+}
+
+// The pool can hold the pod, but no usable node offers enough now (not ready, cordoned, tainted,
+// or a device plugin restarting on the usable ones): admitted, and the pod waits.
+std::string notNow(const CapacityInput& in, const PoolView& p, std::string_view resource,
+                   int64_t demand) {
+  const PoolSupply& s = *p.supply;
+  std::string out = "admitted: ";
+  if (s.nodesSchedulable == 0) {
+    out.append("pool ").append(p.pool->name).append(" has no Ready, schedulable node now (");
+    out.append(nodeStates(s)).append("); the pod will wait until one is");
+  } else {
+    const auto* r = p.entry(resource);
+    out.append("no Ready, schedulable node of pool ").append(p.pool->name).append(" advertises ");
+    out.append(units(demand, resource)).append(" now (the most is ");
+    out.append(std::to_string(r == nullptr ? 0 : std::max<int64_t>(0, r->maxPerNode)));
+    out.append("; ").append(nodeStates(s)).append("); the pod will wait until one does");
+  }
+  return out.append("; ").append(queue(in, *p.pool));
+}
+
+// No pool is known to hold the pod and some pool's shape is unknown: admitted, and the pod
+// waits. A pending pod is what Cluster Autoscaler and Karpenter scale a pool up for.
+std::string shapeUnknown(const CapacityInput& in, const PoolViews& pools, std::string_view resource,
+                         int64_t demand) {
+  const PoolView* p = nullptr;
+  for (std::size_t i = 0; i < pools.size() && p == nullptr; ++i)
+    if (pools[i].shape(resource, demand) == Shape::Unknown) p = &pools[i];
+  std::string out = "admitted: ";
+  const std::string& name = p->pool->name;
+  if (p->nodes() == 0) {
+    out.append("pool ").append(name).append(" has no nodes now; the pod will wait until one ");
+    out.append("joins (autoscalers add nodes for pending pods; if the pool is not scaled to ");
+    out.append("zero, check that its nodeSelector matches the nodes' labels)");
+  } else {
+    const PoolSupply& s = *p->supply;
+    if (s.nodesSilent == s.nodesTotal) {
+      out.append("no node of pool ").append(name).append(" advertises a GPU now (");
+      out.append(nodeStates(s)).append("; a device plugin starting or restarting?)");
+    } else {
+      out.append(std::to_string(s.nodesSilent)).append(" of the ");
+      out.append(std::to_string(s.nodesTotal)).append(" nodes of pool ").append(name);
+      out.append(s.nodesSilent == 1 ? " advertises" : " advertise").append(" no GPU now (a ");
+      out.append("device plugin starting or restarting?) and the others have at most ");
+      out.append(units(p->largest(resource), resource)).append(" on one node");
+    }
+    out.append("; the pod will wait until one advertises ").append(units(demand, resource));
+  }
+  return out.append("; ").append(queue(in, *p->pool));
+}
+
 void waitingHint(const CapacityInput& in, const PoolViews& pools, std::string_view resource,
                  int64_t demand, std::vector<std::string>& out) {
-  const PoolView* first = nullptr;
+  const PoolView* full = nullptr;
+  const PoolView* holds = nullptr;
   for (std::size_t i = 0; i < pools.size(); ++i) {
-    if (!pools.fits(i, resource, demand)) continue;
-    if (pools[i].resource(resource)->maxFreePerNode >= demand) return;  // room somewhere now
-    if (first == nullptr) first = &pools[i];
+    if (pools[i].shape(resource, demand) != Shape::Holds) continue;
+    if (holds == nullptr) holds = &pools[i];
+    if (!pools.fitsNow(i, resource, demand)) continue;
+    if (pools[i].now(resource)->maxFreePerNode >= demand) return;  // room somewhere now
+    if (full == nullptr) full = &pools[i];
   }
-  if (first == nullptr) return;
-  const PoolView& p = *first;
-  const ResourceSupply& r = *p.resource(resource);
+  if (full == nullptr) {
+    if (holds != nullptr) out.push_back(notNow(in, *holds, resource, demand));
+    return;
+  }
+  const PoolView& p = *full;
+  const ResourceSupply& r = *p.now(resource);
   const int64_t free = std::max<int64_t>(0, r.allocatable - r.allocated);
-  std::string hint = "pool " + p.pool->name + ": " + std::to_string(free) + " of " +
-                     units(r.allocatable, resource) + " free";
-  if (free > 0)
-    hint += ", at most " + std::to_string(std::max<int64_t>(0, r.maxFreePerNode)) +
-            " on one node (the pod needs " + std::to_string(demand) + ")";
-  out.push_back(hint + "; " + queue(in, *p.pool));
+  std::string hint = "pool ";
+  hint.append(p.pool->name).append(": ").append(std::to_string(free)).append(" of ");
+  hint.append(units(r.allocatable, resource)).append(" free");
+  if (free > 0) {
+    hint.append(", at most ").append(std::to_string(std::max<int64_t>(0, r.maxFreePerNode)));
+    hint.append(" on one node (the pod needs ").append(std::to_string(demand)).append(")");
+  }
+  out.push_back(hint.append("; ").append(queue(in, *p.pool)));
 }
 
 }  // namespace
@@ -237,18 +338,23 @@ void checkCapacity(const CapacityInput& in, std::vector<Violation>& violations,
   const GpuDemand demands = perNodeGpuDemand(in.gpu, in.rewriteTo);
   for (std::size_t d = 0; d < demands.size(); ++d) {
     const auto [resource, demand] = demands[d];
-    bool offered = false, fits = false;
+    // Structural only: the verdict reads what the pools' nodes are, never their state now.
+    bool holds = false, unknown = false, offered = false;
     for (std::size_t i = 0; i < pools.size(); ++i) {
-      offered = offered || pools[i].resource(resource) != nullptr;
-      fits = fits || pools.fits(i, resource, demand);
+      const Shape shape = pools[i].shape(resource, demand);
+      holds = holds || shape == Shape::Holds;
+      unknown = unknown || shape == Shape::Unknown;
+      offered = offered || pools[i].largest(resource) > 0;
     }
-    if (!offered) {
-      violations.push_back(noneOffers(in, pools, resource, advisory));
-    } else if (!fits) {
-      violations.push_back(tooLarge(in, pools, resource, demand, advisory));
-    } else {
+    if (holds) {
       checkStranding(in, pools, resource, demand, advisory, violations);
       waitingHint(in, pools, resource, demand, warnings);
+    } else if (unknown) {
+      warnings.push_back(shapeUnknown(in, pools, resource, demand));
+    } else if (!offered) {
+      violations.push_back(noneOffers(in, pools, resource, advisory));
+    } else {
+      violations.push_back(tooLarge(in, pools, resource, demand, advisory));
     }
   }
 }

@@ -47,10 +47,16 @@ bool poolTolerates(const policy::Pool& pool, const policy::Taint& taint) {
   return false;
 }
 
-bool schedulableFor(const NodeSupply& node, const policy::Pool& pool) {
-  if (!node.ready || node.unschedulable) return false;
+bool tolerated(const NodeSupply& node, const policy::Pool& pool) {
   for (const auto& taint : node.taints)
     if (!poolTolerates(pool, taint)) return false;
+  return true;
+}
+
+// No GPU resource above 0: the device plugin has not (re)registered, or the node is new.
+bool silent(const NodeSupply& node) {
+  for (const auto& [name, n] : node.allocatable)
+    if (n > 0) return false;
   return true;
 }
 
@@ -74,17 +80,21 @@ void addShape(NodeShape& shape, int64_t amount, int64_t unitsOnNode) {
   if (perUnit > shape.perUnit) shape = {perUnit, amount, unitsOnNode};
 }
 
-void addUsableNode(PoolSupply& pool, const NodeSupply& node) {
+// Every node of the pool adds to the structural figures; only usable nodes to what is
+// offered now.
+void addNode(PoolSupply& pool, const NodeSupply& node, bool usable) {
   for (const auto& [name, allocatable] : node.allocatable) {
     auto& r = pool.resources[name];
+    r.largestPerNode = std::max(r.largestPerNode, allocatable);
+    addShape(r.cpu, node.cpuMillis, allocatable);
+    addShape(r.memory, node.memoryBytes, allocatable);
+    if (!usable) continue;
     const int64_t allocated = units(node.allocated, name);
     r.allocatable += allocatable;
     r.allocated += allocated;
     r.maxPerNode = std::max(r.maxPerNode, allocatable);
     r.maxFreePerNode = std::max(r.maxFreePerNode, allocatable - allocated);
     if (allocatable > 0) ++r.nodes;
-    addShape(r.cpu, node.cpuMillis, allocatable);
-    addShape(r.memory, node.memoryBytes, allocatable);
   }
 }
 
@@ -101,9 +111,12 @@ PoolSupply summarizePool(const policy::Pool& pool, const std::vector<NodeSupply>
     ++out.nodesTotal;
     if (node.ready) ++out.nodesReady;
     if (node.unschedulable) ++out.nodesCordoned;
-    if (!schedulableFor(node, pool)) continue;
-    ++out.nodesSchedulable;
-    addUsableNode(out, node);
+    if (silent(node)) ++out.nodesSilent;
+    const bool untainted = tolerated(node, pool);
+    if (node.ready && !node.unschedulable && !untainted) ++out.nodesTainted;
+    const bool usable = node.ready && !node.unschedulable && untainted;
+    if (usable) ++out.nodesSchedulable;
+    addNode(out, node, usable);
     if (const double g = gpusOf(node, pool); g > 0) {
       gpus += g;
       cpu += static_cast<double>(node.cpuMillis);

@@ -49,24 +49,30 @@ struct PendingQueue {
   double oldestWaitSeconds = 0;  // as of the snapshot's build time (the engine has no clock)
 };
 
-// The roomiest node for one resource: the most of CPU (or memory) per unit any usable node
-// gives, with that node's figures for messages. Precomputed so the stranding check never walks
-// nodes.
+// The roomiest node for one resource: the most of CPU (or memory) per unit any node of the pool
+// gives, whatever its state, with that node's figures for messages. Precomputed so the stranding
+// check never walks nodes.
 struct NodeShape {
   double perUnit = 0;  // amount / units; 0 = unknown
   int64_t amount = 0;  // the node's allocatable CPU millis or memory bytes
   int64_t units = 0;   // the node's allocatable units of the resource
 };
 
-// One GPU resource over the usable (Ready, schedulable) nodes of a pool.
+// One GPU resource of a pool, with an entry for every resource any node of the pool lists.
+// Two kinds of figures:
+//   - now: over the usable nodes (Ready, not cordoned, every taint tolerated). They move with
+//     node states and only ever produce warnings (the waiting hint) and metrics;
+//   - structural: over every node of the pool, whatever its state (NotReady, cordoned, tainted
+//     nodes are still what the pool is made of). The no-capacity verdict reads only these.
 struct ResourceSupply {
   int64_t allocatable = 0;     // sum over usable nodes
   int64_t allocated = 0;       // sum over usable nodes
   int64_t maxPerNode = 0;      // largest allocatable of one usable node
   int64_t maxFreePerNode = 0;  // largest allocatable - allocated of one usable node
   int64_t nodes = 0;           // usable nodes advertising more than 0
-  NodeShape cpu;               // CPU millis per unit on the roomiest usable node
-  NodeShape memory;            // memory bytes per unit on the roomiest usable node
+  int64_t largestPerNode = 0;  // structural: largest allocatable of any node of the pool
+  NodeShape cpu;               // structural: CPU millis per unit on the roomiest node
+  NodeShape memory;            // structural: memory bytes per unit on the roomiest node
 };
 
 struct PoolSupply {
@@ -74,9 +80,14 @@ struct PoolSupply {
   int64_t nodesReady = 0;
   int64_t nodesNotReady = 0;
   int64_t nodesCordoned = 0;
+  int64_t nodesTainted = 0;      // Ready, not cordoned, with a taint the pool does not tolerate
   int64_t nodesSchedulable = 0;  // Ready, not cordoned, no taint the pool does not tolerate
+  // Nodes advertising more than 0 of no GPU resource at all, whatever their state: a device
+  // plugin starting or restarting, a node the autoscaler just added. What they will offer is
+  // unknown, so while there are any, the pool's shape is not known in full.
+  int64_t nodesSilent = 0;
   std::map<std::string, ResourceSupply, std::less<>> resources;
-  // Node shape: CPU and memory allocatable per GPU of the pool's usable nodes (0 = unknown).
+  // Node shape: CPU and memory allocatable per GPU over every node of the pool (0 = unknown).
   double cpuMillisPerGpu = 0;
   double memoryBytesPerGpu = 0;
 };
@@ -109,9 +120,10 @@ struct SupplySnapshot {
 // A node belongs to a pool when it satisfies every requirement of the pool's selection (a pool
 // with no selection holds the nodes advertising its resources); it is usable for the pool when
 // Ready, not cordoned, and every NoSchedule/NoExecute taint is tolerated by the pool's taints
-// (the tolerations the engine adds). The result is `available`; an adapter that has not
-// listed nodes yet hands out an unavailable snapshot instead. Pure: the same inputs give the
-// same snapshot.
+// (the tolerations the engine adds). Structural figures (ResourceSupply::largestPerNode, the
+// node shapes, nodesSilent) count every node of the pool whatever its state. The result is
+// `available`; an adapter that has not listed nodes yet hands out an unavailable snapshot
+// instead. Pure: the same inputs give the same snapshot.
 SupplySnapshot summarizeSupply(std::vector<NodeSupply> nodes, std::vector<PendingQueue> pending,
                                const policy::PolicySet& policy);
 

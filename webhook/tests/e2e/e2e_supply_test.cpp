@@ -1,6 +1,7 @@
 // Node supply end to end: the real binary, with the shipped policies, watches a (fake,
 // in-process) Kubernetes API server that now serves nodes. The capacity check and the supply
-// metrics follow the nodes as they appear, are cordoned, go NotReady and change their MIG layout;
+// metrics follow the nodes as they appear, are cordoned, go NotReady, restart their device
+// plugin, scale to zero and change their MIG layout (only the layout decides: issue 18, item 9);
 // pods binding and failing show in the queue metrics; `gpu-admission status` prints the pools.
 #include <array>
 #include <cstdio>
@@ -56,7 +57,22 @@ struct Answer {
   bool allowed = false;
   std::string message, rules, warnings, raw;
   std::vector<std::string> warningLines;  // as kubectl prints them, one "Warning:" each
+  std::string joined;  // the warnings with their 120-character lines joined again, one a line
 };
+
+// Joins the lines of a warning the webhook split ("...<newline>... ").
+std::string joinLines(const std::vector<std::string>& lines) {
+  std::string out;
+  for (const auto& line : lines) {
+    if (out.ends_with("...") && line.starts_with("... ")) {
+      out.resize(out.size() - 3);
+      out.append(line, 4);
+    } else {
+      out.append(out.empty() ? "" : "\n").append(line);
+    }
+  }
+  return out;
+}
 
 Answer answerOf(const ClientResponse& res) {
   Answer a;
@@ -77,6 +93,7 @@ Answer answerOf(const ClientResponse& res) {
       a.warnings += std::string(w.GetString()) + "\n";
       a.warningLines.emplace_back(w.GetString(), w.GetStringLength());
     }
+  a.joined = joinLines(a.warningLines);
   return a;
 }
 
@@ -102,8 +119,13 @@ class E2eSupplyTest : public FakeClusterE2eTest {
     api_.upsertNode(a100Node("a100-2", kNo2g));
   }
 
-  void startWatching(int readyA100Nodes) {
-    start({"--kubeconfig", kubeconfig()}, std::string(GPUA_REPO_ROOT) + "/policies");
+  // The shipped policies (capacityCheck: warn), or with `capacityDeny` the policy tests'
+  // fixture that sets capacityCheck: deny on top of them.
+  void startWatching(int readyA100Nodes, bool capacityDeny = false) {
+    std::string policies = std::string(GPUA_REPO_ROOT) + "/policies";
+    if (capacityDeny)
+      policies.append(",").append(GPUA_REPO_ROOT).append("/policy-tests/fixtures/capacity-deny");
+    start({"--kubeconfig", kubeconfig()}, policies);
     ASSERT_TRUE(eventually([&] { return hasMetric(readyNodes(readyA100Nodes)); })) << metrics();
   }
 
@@ -120,6 +142,15 @@ class E2eSupplyTest : public FakeClusterE2eTest {
   bool admitted(const std::string& pod) {
     const auto a = admit(pod);
     return a.allowed && a.rules.find("no-capacity") == std::string::npos;
+  }
+  // Admitted without a capacity finding, with a warning saying why it will wait.
+  bool waits(const std::string& pod, const std::string& why) {
+    const auto a = admit(pod);
+    return a.allowed && a.rules.empty() && a.joined.find(why) != std::string::npos;
+  }
+  bool deniedNoCapacity(const std::string& pod) {
+    const auto a = admit(pod);
+    return !a.allowed && a.rules == "no-capacity";
   }
 };
 
@@ -145,9 +176,21 @@ TEST_F(E2eSupplyTest, NoCapacityNamesTheProfilesUntilANodeAdvertisesTheRewritten
             std::string::npos)
       << first.raw;
 
+  // a100-3 joins with the profile, NotReady and cordoned: it is part of the pool's layout
+  // whatever its state, so the finding goes and the pod is admitted to wait for it.
+  api_.upsertNode(a100Node("a100-3", kWith2g, /*ready=*/false, /*cordoned=*/true));
+  ASSERT_TRUE(eventually([&] {
+    return waits(pod,
+                 "admitted: no Ready, schedulable node of pool infer-a100 advertises 1 "
+                 "nvidia.com/mig-2g.20gb now (the most is 0; 3 nodes: 2 Ready and schedulable, 1 "
+                 "not ready, 1 cordoned); the pod will wait until one does");
+  })) << admit(pod).raw;
+
   api_.upsertNode(a100Node("a100-3", kWith2g));
-  ASSERT_TRUE(eventually([&] { return admitted(pod); })) << admit(pod).raw;
   ASSERT_TRUE(eventually([this] { return hasMetric(readyNodes(3)); })) << metrics();
+  const auto ready = admit(pod);
+  EXPECT_TRUE(ready.allowed && ready.rules.empty()) << ready.raw;
+  EXPECT_EQ(ready.joined.find("admitted: "), std::string::npos) << ready.raw;
   const auto m = metrics();
   EXPECT_NE(m.find("gpu_admission_pool_allocatable{pool=\"infer-a100\",resource=\"nvidia.com/"
                    "mig-2g.20gb\"} 3\n"),
@@ -159,24 +202,65 @@ TEST_F(E2eSupplyTest, NoCapacityNamesTheProfilesUntilANodeAdvertisesTheRewritten
       << m;
 }
 
-TEST_F(E2eSupplyTest, DecisionsAndMetricsFollowCordonNotReadyAndMigLayout) {
+// issue 18, item 9: with capacityCheck: deny, node states never deny (the pod is admitted and
+// waits, the warning says why, the metrics follow the states); only the MIG layout does.
+TEST_F(E2eSupplyTest, NodeStatesWarnAndOnlyTheMigLayoutDenies) {
   api_.upsertNode(a100Node("a100-3", kWith2g));
-  startWatching(3);
+  startWatching(3, /*capacityDeny=*/true);
   const auto pod = inferencePod("llm-1");
   ASSERT_TRUE(eventually([&] { return admitted(pod); })) << admit(pod).raw;
 
+  // a100-3, the only node with 2g.20gb slices, is cordoned, then NotReady.
   api_.upsertNode(a100Node("a100-3", kWith2g, true, /*cordoned=*/true));
-  EXPECT_TRUE(eventually([&] { return noCapacity(pod); })) << admit(pod).raw;
   EXPECT_TRUE(eventually([this] {
     return hasMetric("gpu_admission_pool_nodes{pool=\"infer-a100\",state=\"cordoned\"} 1\n");
   })) << metrics();
+  EXPECT_TRUE(eventually([&] {
+    return waits(pod,
+                 "advertises 1 nvidia.com/mig-2g.20gb now (the most is 0; 3 nodes: 2 Ready "
+                 "and schedulable, 1 cordoned); the pod will wait until one does");
+  })) << admit(pod).raw;
 
   api_.upsertNode(a100Node("a100-3", kWith2g, /*ready=*/false));
   EXPECT_TRUE(eventually([this] {
     return hasMetric("gpu_admission_pool_nodes{pool=\"infer-a100\",state=\"not_ready\"} 1\n") &&
            hasMetric("gpu_admission_pool_nodes{pool=\"infer-a100\",state=\"cordoned\"} 0\n");
   })) << metrics();
-  EXPECT_TRUE(noCapacity(pod)) << admit(pod).raw;
+  EXPECT_TRUE(eventually([&] {
+    return waits(pod, "(the most is 0; 3 nodes: 2 Ready and schedulable, 1 not ready)");
+  })) << admit(pod).raw;
+
+  // The device plugin restarts everywhere: every profile at 0 on every node.
+  const std::string zeros =
+      R"("nvidia.com/mig-1g.10gb":"0","nvidia.com/mig-2g.20gb":"0","nvidia.com/mig-3g.40gb":"0")";
+  for (const char* name : {"a100-1", "a100-2", "a100-3"}) api_.upsertNode(a100Node(name, zeros));
+  EXPECT_TRUE(eventually([&] {
+    return waits(pod,
+                 "admitted: no node of pool infer-a100 advertises a GPU now (3 nodes: 3 "
+                 "Ready and schedulable; a device plugin starting or restarting?); the pod "
+                 "will wait until one advertises 1 nvidia.com/mig-2g.20gb");
+  })) << admit(pod).raw;
+  EXPECT_TRUE(
+      hasMetric("gpu_admission_pool_allocatable{pool=\"infer-a100\",resource=\"nvidia.com/"
+                "mig-2g.20gb\"} 0\n"))
+      << metrics();
+
+  // The autoscaler scales the pool to zero: a denied pod would never be pending, and only a
+  // pending pod makes it scale up again.
+  for (const char* name : {"a100-1", "a100-2", "a100-3"}) api_.deleteNode(name);
+  EXPECT_TRUE(eventually([this] { return hasMetric(readyNodes(0)); })) << metrics();
+  EXPECT_TRUE(eventually([&] {
+    return waits(pod,
+                 "admitted: pool infer-a100 has no nodes now; the pod will wait until one "
+                 "joins (autoscalers add nodes for pending pods;");
+  })) << admit(pod).raw;
+
+  // The nodes come back with a layout without 2g.20gb: structural, denied.
+  api_.upsertNode(a100Node("a100-1", kNo2g));
+  api_.upsertNode(a100Node("a100-2", kNo2g, /*ready=*/false));
+  EXPECT_TRUE(eventually([&] { return deniedNoCapacity(pod); })) << admit(pod).raw;
+  const auto denied = admit(pod);
+  EXPECT_NE(denied.raw.find("none offers nvidia.com/mig-2g.20gb"), std::string::npos) << denied.raw;
 
   // a100-1 is re-partitioned with 2g.20gb slices: the pod fits again.
   api_.upsertNode(a100Node("a100-1", kWith2g));

@@ -82,7 +82,10 @@ TEST(CapacityCheck, NoNodeOffersTheRewrittenProfile) {
   EXPECT_EQ(find(ok, "no-capacity"), nullptr);
 }
 
-TEST(CapacityCheck, NotReadyCordonedAndUntoleratedNodesDoNotCount) {
+// The verdict is structural: what the pool's nodes are (their MIG layout, their GPUs per
+// node), never their state now. A node that is NotReady, cordoned or tainted is still part of
+// the pool's shape; the pod is admitted and waits for it, with a warning saying why.
+TEST(CapacityCheck, NotReadyCordonedAndTaintedNodesAreStillThePoolsShape) {
   const auto p = policyWith(policy::CapacityCheck::Deny, policy::Mode::Enforce);
   auto layout = kLayout;
   layout["nvidia.com/mig-2g.20gb"] = 3;
@@ -93,29 +96,136 @@ TEST(CapacityCheck, NotReadyCordonedAndUntoleratedNodesDoNotCount) {
   auto tainted = migNode("c", layout);
   tainted.taints = {{"node.kubernetes.io/unreachable", "", "NoExecute"}};
   const Decision d = decideWith(kInferPod, p, {cordoned, down, tainted});
-  const Violation* v = find(d, "no-capacity");
-  ASSERT_NE(v, nullptr);
-  EXPECT_NE(v->message.find("pool infer-a100 has no Ready, schedulable node (3 nodes, 1 not "
-                            "ready, 1 cordoned)"),
-            std::string::npos)
-      << v->message;
+  EXPECT_TRUE(d.allowed()) << (d.denial ? d.denial->message : "");
+  EXPECT_EQ(find(d, "no-capacity"), nullptr);
+  ASSERT_FALSE(d.warnings.empty());
+  EXPECT_EQ(d.warnings.back(),
+            "admitted: pool infer-a100 has no Ready, schedulable node now (3 nodes: 1 not ready, 1 "
+            "cordoned, 1 with a taint the pool does not tolerate); the pod will wait until one is; "
+            "no other pods of class inference are waiting");
 }
 
-TEST(CapacityCheck, MoreThanAnyNodeHas) {
+// issue 18, item 9: each transient state of a pool used to deny under capacityCheck: deny.
+TEST(CapacityCheck, BothNodesNotReadyAdmitsAndSaysWhy) {
   const auto p = policyWith(policy::CapacityCheck::Deny, policy::Mode::Enforce);
-  const Decision d =
-      decideWith(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":8}})"), p, {h100("h-1")});
-  EXPECT_EQ(find(d, "no-capacity"), nullptr);
-  auto big = p;
-  big.classes[0].gpus.maxPerPod = 16;
-  const Decision over =
-      decideWith(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":9}})"), big, {h100("h-1")});
-  const Violation* v = find(over, "no-capacity");
+  auto a = h100("h-1"), b = h100("h-2");
+  a.ready = b.ready = false;
+  const Decision d = decideWith(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":8}})"), p, {a, b},
+                                {{"training", "train-h100", 2, 90}});
+  EXPECT_TRUE(d.allowed()) << (d.denial ? d.denial->message : "");
+  EXPECT_TRUE(d.violations.empty());
+  ASSERT_FALSE(d.warnings.empty());
+  EXPECT_EQ(d.warnings.back(),
+            "admitted: pool train-h100 has no Ready, schedulable node now (2 nodes: 2 not ready); "
+            "the pod will wait until one is; 2 pods of class training are waiting, the oldest "
+            "for 1m");
+}
+
+TEST(CapacityCheck, BothNodesCordonedAdmitsAndSaysWhy) {
+  const auto p = policyWith(policy::CapacityCheck::Deny, policy::Mode::Enforce);
+  auto a = h100("h-1"), b = h100("h-2");
+  a.unschedulable = b.unschedulable = true;  // a driver upgrade drains the pool
+  const Decision d = decideWith(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":8}})"), p, {a, b});
+  EXPECT_TRUE(d.allowed()) << (d.denial ? d.denial->message : "");
+  EXPECT_TRUE(d.violations.empty());
+  ASSERT_FALSE(d.warnings.empty());
+  EXPECT_EQ(d.warnings.back(),
+            "admitted: pool train-h100 has no Ready, schedulable node now (2 nodes: 2 cordoned); "
+            "the pod will wait until one is; no other pods of class training are waiting");
+}
+
+TEST(CapacityCheck, ZeroAllocatableWhileADevicePluginRestartsAdmits) {
+  const auto p = policyWith(policy::CapacityCheck::Deny, policy::Mode::Enforce);
+  auto a = h100("h-1"), b = h100("h-2");
+  a.allocatable["nvidia.com/gpu"] = b.allocatable["nvidia.com/gpu"] = 0;
+  const std::string pod = gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":8}})");
+  const Decision d = decideWith(pod, p, {a, b});
+  EXPECT_TRUE(d.allowed()) << (d.denial ? d.denial->message : "");
+  EXPECT_TRUE(d.violations.empty());
+  ASSERT_FALSE(d.warnings.empty());
+  EXPECT_EQ(d.warnings.back(),
+            "admitted: no node of pool train-h100 advertises a GPU now (2 nodes: 2 Ready and "
+            "schedulable; a device plugin starting or restarting?); the pod will wait until one "
+            "advertises 8 nvidia.com/gpu; no other pods of class training are waiting");
+  // A new node whose device plugin has not registered yet lists no GPU resource at all.
+  auto fresh = h100("h-3");
+  fresh.allocatable.clear();
+  fresh.allocated.clear();
+  EXPECT_TRUE(decideWith(pod, p, {fresh}).allowed());
+  // The MIG pool: every profile at 0 at once.
+  const ResourceUnits zeros = {
+      {"nvidia.com/gpu", 0}, {"nvidia.com/mig-1g.10gb", 0}, {"nvidia.com/mig-3g.40gb", 0}};
+  const Decision mig = decideWith(kInferPod, p, {migNode("a100-1", zeros)});
+  EXPECT_TRUE(mig.allowed());
+  EXPECT_EQ(find(mig, "no-capacity"), nullptr);
+  // One node restarting, the other cordoned: the cordoned one shows the pool holds 8.
+  b.allocatable["nvidia.com/gpu"] = 8;
+  b.unschedulable = true;
+  const Decision one = decideWith(pod, p, {a, b});
+  EXPECT_TRUE(one.allowed());
+  EXPECT_EQ(one.warnings.back(),
+            "admitted: no Ready, schedulable node of pool train-h100 advertises 8 nvidia.com/gpu "
+            "now (the most is 0; 2 nodes: 1 Ready and schedulable, 1 cordoned); the pod will "
+            "wait until one does; no other pods of class training are waiting");
+}
+
+TEST(CapacityCheck, PoolScaledToZeroAdmitsSoAnAutoscalerSeesAPendingPod) {
+  const auto p = policyWith(policy::CapacityCheck::Deny, policy::Mode::Enforce);
+  const std::string pod = gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":8}})");
+  // Nodes of other pools only: train-h100 has none.
+  const Decision d = decideWith(pod, p, {migNode("a100-1", kLayout)});
+  EXPECT_TRUE(d.allowed()) << (d.denial ? d.denial->message : "");
+  EXPECT_TRUE(d.violations.empty());
+  ASSERT_FALSE(d.warnings.empty());
+  EXPECT_EQ(d.warnings.back(),
+            "admitted: pool train-h100 has no nodes now; the pod will wait until one joins "
+            "(autoscalers add nodes for pending pods; if the pool is not scaled to zero, check "
+            "that its nodeSelector matches the nodes' labels); no other pods of class training "
+            "are waiting");
+  // No nodes at all, and a MIG pool at zero.
+  EXPECT_TRUE(decideWith(pod, p, {}).allowed());
+  EXPECT_TRUE(decideWith(kInferPod, p, {h100("h-1")}).allowed());
+}
+
+// Structural mismatches still deny, whatever the nodes' state.
+TEST(CapacityCheck, StructuralMismatchDeniesWhateverTheNodesState) {
+  auto p = policyWith(policy::CapacityCheck::Deny, policy::Mode::Enforce);
+  p.classes[0].gpus.maxPerPod = 16;
+  auto a = h100("h-1"), b = h100("h-2");
+  a.ready = false;
+  b.unschedulable = true;
+  const Decision nine =
+      decideWith(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":9}})"), p, {a, b});
+  EXPECT_FALSE(nine.allowed());
+  const Violation* v = find(nine, "no-capacity");
   ASSERT_NE(v, nullptr);
-  EXPECT_EQ(v->message,
-            "pod \"trainer-0\" (class training) needs 9 nvidia.com/gpu on one node, but the "
-            "largest Ready, schedulable node of pool train-h100 has 8: ask for at most 8 per "
-            "pod, or split the work across pods");
+  EXPECT_NE(v->message.find("needs 9 nvidia.com/gpu on one node, but the largest node of pool "
+                            "train-h100 has 8"),
+            std::string::npos)
+      << v->message;
+  // A MIG layout without the profile, on cordoned nodes: still denied, naming the layout.
+  auto cordoned = migNode("a100-1", kLayout);
+  cordoned.unschedulable = true;
+  const Decision mig = decideWith(kInferPod, p, {cordoned});
+  EXPECT_FALSE(mig.allowed());
+  const Violation* m = find(mig, "no-capacity");
+  ASSERT_NE(m, nullptr);
+  EXPECT_NE(m->message.find("pool infer-a100 offers nvidia.com/mig-1g.10gb (7 per node), "
+                            "nvidia.com/mig-3g.40gb (2); none offers nvidia.com/mig-2g.20gb"),
+            std::string::npos)
+      << m->message;
+  // A node advertising nothing now might be the one that holds the pod: no verdict.
+  auto silent = h100("h-3");
+  silent.allocatable["nvidia.com/gpu"] = 0;
+  const Decision unsure =
+      decideWith(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":9}})"), p, {h100("h-1"), silent});
+  EXPECT_TRUE(unsure.allowed());
+  EXPECT_TRUE(unsure.violations.empty());
+  EXPECT_EQ(unsure.warnings.back(),
+            "admitted: 1 of the 2 nodes of pool train-h100 advertises no GPU now (a device plugin "
+            "starting or restarting?) and the others have at most 8 nvidia.com/gpu on one node; "
+            "the pod will wait until one advertises 9 nvidia.com/gpu; no other pods of class "
+            "training are waiting");
 }
 
 TEST(CapacityCheck, PerNodeDemandWithInitContainersAndSidecars) {
@@ -170,6 +280,15 @@ TEST(CapacityCheck, Stranding) {
   loose.classes[0].maxShareOfNodePerGpu = 10;
   EXPECT_EQ(find(decideWith(greedy, loose, {h100("h-1")}), "gpu-stranding"), nullptr);
   EXPECT_EQ(find(decideWith(greedy, makePolicy(), {h100("h-1")}), "gpu-stranding"), nullptr);
+  // The node shape is the pool's whatever the nodes' state: judged on a cordoned node too.
+  auto cordoned = h100("h-1");
+  cordoned.unschedulable = true;
+  const Decision drained = decideWith(greedy, p, {cordoned});
+  ASSERT_NE(find(drained, "gpu-stranding"), nullptr);
+  EXPECT_EQ(find(drained, "gpu-stranding")->message, v->message);
+  EXPECT_EQ(find(drained, "no-capacity"), nullptr);
+  // With no nodes the shape is unknown: nothing to say.
+  EXPECT_EQ(find(decideWith(greedy, p, {}), "gpu-stranding"), nullptr);
 }
 
 TEST(CapacityCheck, WaitingHintIsAWarningOnly) {

@@ -63,12 +63,15 @@ TEST(Supply, MembershipStatesAndResources) {
   EXPECT_EQ(train->nodesNotReady, 1);
   EXPECT_EQ(train->nodesCordoned, 1);
   EXPECT_EQ(train->nodesSchedulable, 2);  // busy and preferNot
+  EXPECT_EQ(train->nodesTainted, 1);      // untolerated
+  EXPECT_EQ(train->nodesSilent, 0);
   const ResourceSupply& gpu = train->resources.at("nvidia.com/gpu");
   EXPECT_EQ(gpu.allocatable, 16);
   EXPECT_EQ(gpu.allocated, 6);
   EXPECT_EQ(gpu.maxPerNode, 8);
   EXPECT_EQ(gpu.maxFreePerNode, 8);
   EXPECT_EQ(gpu.nodes, 2);
+  EXPECT_EQ(gpu.largestPerNode, 8);
   EXPECT_DOUBLE_EQ(train->cpuMillisPerGpu, 12000);
   EXPECT_DOUBLE_EQ(gpu.cpu.perUnit, 12000);
   EXPECT_EQ(gpu.cpu.amount, 96000);
@@ -81,6 +84,41 @@ TEST(Supply, MembershipStatesAndResources) {
   EXPECT_EQ(s.unpooledGpuNodes, std::vector<std::string>{"stray"});
   ASSERT_NE(s.node("h100-2"), nullptr);
   EXPECT_EQ(s.node("nope"), nullptr);
+}
+
+// What the pool is made of counts every node whatever its state; what it offers now only the
+// usable ones.
+TEST(Supply, StructuralFiguresCountEveryNodeOfThePool) {
+  auto cordoned = a100Mig("a100-1");
+  cordoned.unschedulable = true;
+  cordoned.allocatable["nvidia.com/mig-2g.20gb"] = 3;
+  cordoned.memoryBytes = int64_t{512} << 30;
+  auto restarting = a100Mig("a100-2");  // device plugin restarting: every profile at 0
+  for (auto& [name, n] : restarting.allocatable) n = 0;
+  auto down = a100Mig("a100-3");
+  down.ready = false;
+  const auto s = summarizeSupply({cordoned, restarting, down}, {}, makePolicy());
+  const PoolSupply* infer = s.pool("infer-a100");
+  ASSERT_NE(infer, nullptr);
+  EXPECT_EQ(infer->nodesTotal, 3);
+  EXPECT_EQ(infer->nodesSchedulable, 1);
+  EXPECT_EQ(infer->nodesSilent, 1);
+  const ResourceSupply& twoG = infer->resources.at("nvidia.com/mig-2g.20gb");
+  EXPECT_EQ(twoG.largestPerNode, 3);  // on a cordoned node: still the pool's layout
+  EXPECT_EQ(twoG.allocatable, 0);     // but nothing usable now
+  EXPECT_EQ(twoG.maxPerNode, 0);
+  EXPECT_EQ(twoG.nodes, 0);
+  EXPECT_EQ(twoG.memory.amount, int64_t{512} << 30);
+  EXPECT_EQ(twoG.memory.units, 3);
+  const ResourceSupply& oneG = infer->resources.at("nvidia.com/mig-1g.10gb");
+  EXPECT_EQ(oneG.largestPerNode, 7);
+  EXPECT_EQ(oneG.allocatable, 0);  // the usable node advertises 0 now
+  EXPECT_EQ(oneG.cpu.units, 7);
+  // An empty pool: no nodes, no resources.
+  const PoolSupply* train = s.pool("train-h100");
+  ASSERT_NE(train, nullptr);
+  EXPECT_EQ(train->nodesTotal, 0);
+  EXPECT_TRUE(train->resources.empty());
 }
 
 TEST(Supply, ANodeInSeveralPoolsCountsInEach) {
