@@ -253,7 +253,8 @@ func twinOne(t *testing.T, file string, pod map[string]any, ns, mode, labels, no
 		t.Errorf("%s in %s (%s): review says %s, the apiserver %s:\nreview: %s\napiserver: %s", file, ns, mode,
 			row.review, row.apiserver, jsonField(t, rev.Stdout, "status", "message"), created.combined())
 	case created.Err != nil:
-		if msg := jsonField(t, rev.Stdout, "status", "message"); !strings.Contains(created.Stderr, msg) {
+		msg := withGeneratedName(jsonField(t, rev.Stdout, "status", "message"), meta, created.Stderr)
+		if !strings.Contains(created.Stderr, msg) {
 			t.Errorf("%s in %s: the apiserver's denial does not carry review's message %q:\n%s", file, ns, msg,
 				created.Stderr)
 		}
@@ -333,4 +334,21 @@ func formatTwin(rows []twinRow) string {
 		fmt.Fprintf(&b, "%-48s %-8s %-8s %-9s %s\n", r.file, r.mode, r.review, r.apiserver, r.note)
 	}
 	return b.String()
+}
+
+// withGeneratedName puts the name the apiserver generated into review's message. The storage
+// layer generates a generateName pod's name after mutating admission and before validating
+// admission, and the denial comes from the validating webhook: review, given the pod as the
+// mutating webhook sees it, says `pod "x-" (generateName)` where the apiserver's webhook saw
+// `pod "x-k2v9q"`.
+func withGeneratedName(msg string, meta map[string]any, denial string) string {
+	gen, _ := meta["generateName"].(string)
+	if gen == "" {
+		return msg
+	}
+	m := regexp.MustCompile(`pod "` + regexp.QuoteMeta(gen) + `([a-z0-9]{5})"`).FindStringSubmatch(denial)
+	if m == nil {
+		return msg
+	}
+	return strings.ReplaceAll(msg, `pod "`+gen+`" (generateName)`, `pod "`+gen+m[1]+`"`)
 }
