@@ -20,16 +20,4 @@ const char* outcomeName(Decision::Outcome o) {
   return "Unknown";
 }
 
-const char* modeName(policy::Mode m) {
-  switch (m) {
-    case policy::Mode::Enforce:
-      return "enforce";
-    case policy::Mode::Warn:
-      return "warn";
-    case policy::Mode::Audit:
-      return "audit";
-  }
-  return "enforce";
-}
-
 }  // namespace gpua::engine

@@ -64,6 +64,6 @@ struct Decision {
 inline constexpr std::string_view kWarnModePrefix = "gpu-admission (warn mode): ";
 
 const char* outcomeName(Decision::Outcome o);
-const char* modeName(policy::Mode m);
+using policy::modeName;  // one spelling of the modes, the policy's
 
 }  // namespace gpua::engine

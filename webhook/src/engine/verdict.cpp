@@ -58,6 +58,31 @@ std::string firstWithCount(const std::vector<const Violation*>& list) {
   return msg;
 }
 
+// The class and every violation, whatever the mode, for the apiserver's audit log.
+void recordViolations(Decision& d) {
+  if (!d.className.empty()) d.auditAnnotations["class"] = d.className;
+  if (d.violations.empty()) return;
+  std::vector<const Violation*> all;
+  all.reserve(d.violations.size());
+  for (const auto& v : d.violations) all.push_back(&v);
+  std::string rules;
+  for (const auto* v : all) rules += (rules.empty() ? "" : ",") + v->rule;
+  d.auditAnnotations["violation"] = text::oneLine(firstWithCount(all), 1000);
+  d.auditAnnotations["violation-rules"] = rules;
+  d.auditAnnotations["mode"] = modeName(d.mode);
+}
+
+// Observe mode: what would have been done goes into the audit annotations and the decision log
+// (`changes` stays for it), and nothing reaches the pod or the user.
+void observeOnly(Decision& d) {
+  if (!d.changes.empty()) {
+    d.auditAnnotations["would-change"] = text::oneLine(text::join(d.changes, "; "), 1000);
+    d.auditAnnotations["mode"] = modeName(d.mode);
+  }
+  d.patch.clear();
+  d.warnings.clear();
+}
+
 }  // namespace
 
 policy::Mode rolloutMode(const policy::PolicySet& policy, std::string_view namespaceName,
@@ -69,6 +94,10 @@ policy::Mode rolloutMode(const policy::PolicySet& policy, std::string_view names
 }
 
 void applyVerdict(Decision& d) {
+  if (d.mode == policy::Mode::Observe) {
+    recordViolations(d);
+    return observeOnly(d);
+  }
   std::vector<const Violation*> enforced;
   std::vector<const Violation*> all;
   all.reserve(d.violations.size());
@@ -77,14 +106,7 @@ void applyVerdict(Decision& d) {
     const bool enforce = d.mode == policy::Mode::Enforce && !v.advisory;
     if (enforce || v.rule == kQuotaUnavailableRule) enforced.push_back(&v);
   }
-  if (!d.className.empty()) d.auditAnnotations["class"] = d.className;
-  if (!all.empty()) {
-    std::string rules;
-    for (const auto* v : all) rules += (rules.empty() ? "" : ",") + v->rule;
-    d.auditAnnotations["violation"] = text::oneLine(firstWithCount(all), 1000);
-    d.auditAnnotations["violation-rules"] = rules;
-    d.auditAnnotations["mode"] = modeName(d.mode);
-  }
+  recordViolations(d);
   if (!enforced.empty()) {
     d.denial = Denial{403, "Forbidden", text::oneLine(firstWithCount(enforced), 2000)};
     d.patch.clear();

@@ -73,9 +73,11 @@ void parseRolloutRule(YamlReader& r, const YAML::Node& node, const std::string& 
   if (m.has("namespaces"))
     rule.namespaces = parseNamespaceSelector(r, m.get("namespaces"), m.path("namespaces"));
   if (!m.require("mode")) return;
-  auto mode = r.enumeration<Mode>(
-      m.get("mode"), m.path("mode"),
-      {{"enforce", Mode::Enforce}, {"warn", Mode::Warn}, {"audit", Mode::Audit}});
+  auto mode = r.enumeration<Mode>(m.get("mode"), m.path("mode"),
+                                  {{"enforce", Mode::Enforce},
+                                   {"warn", Mode::Warn},
+                                   {"audit", Mode::Audit},
+                                   {"observe", Mode::Observe}});
   if (!mode || (m.has("namespaces") && !rule.namespaces)) return;
   rule.mode = *mode;
   draft.set.rollout.push_back(std::move(rule));

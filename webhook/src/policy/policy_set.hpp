@@ -22,8 +22,13 @@ enum class Sharing { Exclusive, Mig, TimeSlicing, Mps };
 
 // What happens when a rule is violated.
 //   Enforce: deny.  Warn: admit with a warning.  Audit: admit silently, record in audit
-//   annotations.
-enum class Mode { Enforce, Warn, Audit };
+//   annotations.  Observe: change nothing at all (no patch, no warning, no denial, not even a
+//   quota-unavailable one) and only record what the policy would do: the first stage of a
+//   rollout, before pools and classes are known to fit the cluster.
+enum class Mode { Enforce, Warn, Audit, Observe };
+
+// "enforce", "warn", "audit", "observe": the words of the policy, logs and metrics.
+const char* modeName(Mode m);
 
 // How a class's effect reaches its pods. Mutate: the webhook writes it (the default). Require:
 // the webhook never writes it and refuses a pod that lacks or contradicts it, naming the exact

@@ -6,18 +6,6 @@ namespace gpua::policy {
 
 namespace {
 
-const char* modeWord(Mode m) {
-  switch (m) {
-    case Mode::Enforce:
-      return "enforce";
-    case Mode::Warn:
-      return "warn";
-    case Mode::Audit:
-      return "audit";
-  }
-  return "enforce";
-}
-
 const char* operatorWord(kube::SelectorOperator op) {
   switch (op) {
     case kube::SelectorOperator::In:
@@ -79,7 +67,7 @@ std::vector<std::string> describeRollout(const PolicySet& p) {
     const bool all = !r.namespaces || r.namespaces->empty();
     out.push_back(std::string(all ? (out.empty() ? "every namespace" : "every other namespace")
                                   : describeSelector(*r.namespaces)) +
-                  ": " + modeWord(r.mode));
+                  ": " + modeName(r.mode));
     if (all) {
       catchAll = true;
       break;  // first match wins: later rules never apply
@@ -99,6 +87,20 @@ std::string suspectRolloutLoss(const PolicySet& before, const PolicySet& after) 
   return "the new policy has no rollout section, so every namespace would be enforced, where the "
          "policy in force has warn or audit namespaces: a policy file cut short? To enforce "
          "everywhere on purpose, write the section (rollout: [] or - mode: enforce)";
+}
+
+const char* modeName(Mode m) {
+  switch (m) {
+    case Mode::Enforce:
+      return "enforce";
+    case Mode::Warn:
+      return "warn";
+    case Mode::Audit:
+      return "audit";
+    case Mode::Observe:
+      return "observe";
+  }
+  return "enforce";
 }
 
 }  // namespace gpua::policy

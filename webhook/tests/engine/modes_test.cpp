@@ -1,4 +1,5 @@
-// Rollout modes: enforce denies, warn admits with warnings, audit admits and records.
+// Rollout modes: enforce denies, warn admits with warnings, audit admits and records, observe
+// changes nothing and only records.
 #include <gtest/gtest.h>
 
 #include "test_support.hpp"
@@ -55,6 +56,32 @@ TEST(Modes, WarnAdmitsWithPrefixedWarningsAndStillMutates) {
             "nvidia.com/gpu but class training allows at most 8 per pod: split the job across "
             "more pods or ask the platform team for a larger limit");
   EXPECT_EQ(at(run.patched, "/spec/priorityClassName"), R"("gpu-training")");
+}
+
+// The first stage of a rollout: a pod that enforce would deny and mutate gets neither a denial
+// nor a patch nor a warning; the audit annotations and the decision's changes say what the
+// policy would have done.
+TEST(Modes, ObserveChangesNothingAndRecordsWhatItWouldDo) {
+  auto p = makePolicy();
+  p.rollout = {{std::nullopt, policy::Mode::Observe}};
+  rapidjson::Document tooMany = parse(kTooMany);
+  const Decision denied = decide(tooMany, podContext(), p, emptyUsage());
+  EXPECT_EQ(denied.mode, policy::Mode::Observe);
+  EXPECT_TRUE(denied.allowed());
+  EXPECT_TRUE(denied.patch.empty());
+  EXPECT_TRUE(denied.warnings.empty());
+  EXPECT_EQ(denied.auditAnnotations.at("violation-rules"), "max-per-pod");
+  EXPECT_EQ(denied.auditAnnotations.at("mode"), "observe");
+
+  rapidjson::Document fits = parse(
+      gpuPod(R"({"gpu-admission.io/class":"training"})", R"({"limits":{"nvidia.com/gpu":2}})"));
+  const Decision mutated = decide(fits, podContext(), p, emptyUsage());
+  EXPECT_TRUE(mutated.allowed());
+  EXPECT_TRUE(mutated.patch.empty()) << "observe writes nothing into the pod";
+  EXPECT_TRUE(mutated.warnings.empty());
+  ASSERT_FALSE(mutated.changes.empty()) << "the decision log still says what would change";
+  EXPECT_NE(mutated.auditAnnotations.at("would-change").find("gpu-training"), std::string::npos)
+      << mutated.auditAnnotations.at("would-change");
 }
 
 TEST(Modes, WarnNeverRewritesAnInvalidQuantity) {
