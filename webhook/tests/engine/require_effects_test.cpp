@@ -260,5 +260,23 @@ TEST(RequireEffects, PriorityClassRequiredByClassAndByNamespace) {
   EXPECT_TRUE(decide(pod, podContext("other"), q, emptyUsage()).violations.empty());
 }
 
+// Require reads an empty label value like mutate writes it: the pod carrying `In [""]` passes.
+TEST(RequireEffects, EmptyLabelValueExpressionCarriedByThePodPasses) {
+  auto p = requirePolicy();
+  p.pools[0].nodeSelector.clear();
+  p.pools[0].matchExpressions = {
+      {"node-role.kubernetes.io/gpu-worker", policy::NodeOperator::In, {""}}};
+  const auto placed = [&](const std::string& values) {
+    rapidjson::Document pod = parse(gpuPod(
+        R"({"gpu-admission.io/class":"training"})", R"({"limits":{"nvidia.com/gpu":1}})",
+        kCarriedEffects +
+            R"(,"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"node-role.kubernetes.io/gpu-worker","operator":"In","values":)" +
+            values + "}]}]}}}"));
+    return decide(pod, podContext(), p, emptyUsage()).violations.empty();
+  };
+  EXPECT_TRUE(placed(R"([""])"));
+  EXPECT_FALSE(placed(R"(["yes"])"));
+}
+
 }  // namespace
 }  // namespace gpua::engine
