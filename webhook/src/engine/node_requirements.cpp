@@ -119,7 +119,8 @@ std::string describe(const NodeRequirement& r) {
   out.append(" ").append(policy::nodeOperatorName(r.op));
   if (r.op == NodeOperator::Exists || r.op == NodeOperator::DoesNotExist) return out;
   out += " [";
-  for (std::size_t i = 0; i < r.values.size(); ++i) out.append(i ? ", " : "").append(r.values[i]);
+  for (std::size_t i = 0; i < r.values.size(); ++i)
+    out.append(i ? ", " : "").append(policy::displayValue(r.values[i]));
   out += "]";
   return out;
 }
@@ -132,25 +133,8 @@ bool satisfiedBy(const NodeRequirement& r, const kube::Labels& labels,
   } else if (const auto it = labels.find(r.key); it != labels.end()) {
     value = it->second;
   }
-  switch (r.op) {
-    case NodeOperator::In:
-      return value && contains(r.values, *value);
-    case NodeOperator::NotIn:
-      return !value || !contains(r.values, *value);
-    case NodeOperator::Exists:
-      return value.has_value();
-    case NodeOperator::DoesNotExist:
-      return !value;
-    case NodeOperator::Gt:
-    case NodeOperator::Lt: {
-      if (!value || r.values.size() != 1) return false;
-      const auto have = parseInt(*value);
-      const auto bound = parseInt(r.values.front());
-      if (!have || !bound) return false;
-      return r.op == NodeOperator::Gt ? *have > *bound : *have < *bound;
-    }
-  }
-  return false;
+  // The pools' rule (policy::requirementMatches), so supply, conflicts and mutation agree.
+  return policy::requirementMatches(r.op, r.values, value.has_value(), value.value_or(""));
 }
 
 std::optional<Contradiction> findContradiction(std::span<const NodeRequirement* const> all) {

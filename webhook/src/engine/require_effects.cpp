@@ -98,32 +98,71 @@ void requireToleration(const ValidationInput& in, std::vector<Violation>& out) {
          patch, out);
 }
 
-// spec.nodeSelector already holding every label of one pool places the pod as surely as the
-// affinity term would (the two are ANDed by the scheduler).
+// Whether spec.nodeSelector holds every nodeSelector label of `pool`.
+bool nodeSelectorHolds(const rapidjson::Value* selector, const policy::Pool& pool) {
+  for (const auto& [k, v] : pool.nodeSelector) {
+    const rapidjson::Value* value = json::member(selector, k);
+    if (value == nullptr || !value->IsString() || json::view(*value) != v) return false;
+  }
+  return true;
+}
+
+// `pool` with its matchExpressions only: what node affinity must still say when the pool's
+// labels are in spec.nodeSelector (which cannot state NotIn, Exists, DoesNotExist, Gt, Lt).
+policy::Pool expressionsOnly(const policy::Pool& pool) {
+  policy::Pool out = pool;
+  out.nodeSelector.clear();
+  return out;
+}
+
+// The ops that would AND the pool's matchExpressions alone into the required terms.
+Patch expressionsPatch(const ValidationInput& in, const policy::Pool& pool) {
+  const policy::Pool expressions = expressionsOnly(pool);
+  Patch patch;
+  std::vector<std::string> changes;
+  MutationOutput out{patch, changes};
+  mutateAffinity({in.pod, in.gpu, in.policy, in.cls, {&expressions}, {}}, out);
+  return patch;
+}
+
+// The pool's labels in spec.nodeSelector and its matchExpressions in every required term place
+// the pod as surely as the whole affinity term would (the scheduler ANDs the two). The labels
+// alone do not: a pool with matchExpressions needs node affinity for them.
 bool nodeSelectorPlaces(const ValidationInput& in) {
   const rapidjson::Value* selector = json::objectMember(in.pod.spec, "nodeSelector");
   if (selector == nullptr) return false;
   for (const auto* pool : in.pools) {
-    if (pool->nodeSelector.empty()) continue;
-    bool all = true;
-    for (const auto& [k, v] : pool->nodeSelector)
-      all = all && json::stringMember(selector, k) == v && json::member(selector, k) != nullptr;
-    if (all) return true;
+    if (pool->nodeSelector.empty() || !nodeSelectorHolds(selector, *pool)) continue;
+    if (pool->matchExpressions.empty() || expressionsPatch(in, *pool).empty()) return true;
   }
   return false;
 }
 
+// The fix through spec.nodeSelector, when one pool has labels (a nodeSelector cannot say "one
+// of these pools"): its labels there, plus node affinity for its matchExpressions.
 std::string nodeSelectorAlternative(const ValidationInput& in) {
   std::vector<const policy::Pool*> placing;
   for (const auto* p : in.pools)
     if (!p->nodeSelector.empty()) placing.push_back(p);
-  if (placing.size() != 1) return {};  // nodeSelector cannot say "one of these pools"
-  std::string json = "{";
-  for (const auto& [k, v] : placing.front()->nodeSelector) {
-    if (json.size() > 1) json += ',';
-    json += json::quoteString(k) + ":" + json::quoteString(v);
+  if (placing.size() != 1) return {};
+  const policy::Pool& pool = *placing.front();
+  const std::string affinity =
+      pool.matchExpressions.empty() ? std::string() : fixOf(in, expressionsPatch(in, pool));
+  std::string out = " (or ";
+  if (nodeSelectorHolds(json::objectMember(in.pod.spec, "nodeSelector"), pool)) {
+    out.append("keep ").append(in.pod.fieldPrefix).append("spec.nodeSelector");
+  } else {
+    out.append("add to ").append(in.pod.fieldPrefix).append("spec.nodeSelector: {");
+    bool first = true;
+    for (const auto& [k, v] : pool.nodeSelector) {
+      if (!first) out += ',';
+      first = false;
+      out.append(json::quoteString(k)).append(":").append(json::quoteString(v));
+    }
+    out += '}';
   }
-  return " (or add to " + in.pod.fieldPrefix + "spec.nodeSelector: " + json + "})";
+  if (!affinity.empty()) out.append(" and ").append(affinity);
+  return out + ")";
 }
 
 void requirePlacement(const ValidationInput& in, std::vector<Violation>& out) {
@@ -131,7 +170,7 @@ void requirePlacement(const ValidationInput& in, std::vector<Violation>& out) {
   if (patch.empty() || nodeSelectorPlaces(in)) return;
   out.push_back({rules::kNodePlacementRequired,
                  in.pod.subject + " does not select the nodes of pool " +
-                     poolNames(in, [](const policy::Pool& p) { return !p.nodeSelector.empty(); }) +
+                     poolNames(in, [](const policy::Pool& p) { return p.selectsNodes(); }) +
                      ", which class " + in.cls.name + " requires rather than adds: " +
                      fixOf(in, patch) + nodeSelectorAlternative(in)});
 }

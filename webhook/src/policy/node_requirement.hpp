@@ -6,6 +6,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -48,25 +49,34 @@ inline bool parseNodeInteger(std::string_view s, int64_t& out) {
   return ec == std::errc() && p == end;
 }
 
+// The set operators in label selectors' vocabulary; Gt and Lt have none (callers handle them).
+inline kube::SelectorOperator setOperatorOf(NodeOperator op) {
+  switch (op) {
+    case NodeOperator::NotIn:
+      return kube::SelectorOperator::NotIn;
+    case NodeOperator::Exists:
+      return kube::SelectorOperator::Exists;
+    case NodeOperator::DoesNotExist:
+      return kube::SelectorOperator::DoesNotExist;
+    default:
+      return kube::SelectorOperator::In;
+  }
+}
+
 // Whether a node with `value` for the key (or without the key, `has` false) satisfies
-// `op values`, with the semantics of k8s.io/component-helpers/scheduling/corev1/nodeaffinity.
-inline bool requirementMatches(NodeOperator op, std::span<const std::string> values, bool has,
-                               std::string_view value) {
-  auto listed = [&] {
-    for (const auto& v : values)
-      if (v == value) return true;
-    return false;
-  };
+// `op values`, with the semantics of k8s.io/component-helpers/scheduling/corev1/nodeaffinity:
+// the set operators are label selectors' (kube::setRequirementHolds, empty values included),
+// Gt and Lt compare integers.
+template <typename Values>
+bool requirementMatches(NodeOperator op, const Values& values, bool has, std::string_view value) {
   int64_t n = 0, bound = 0;
   switch (op) {
     case NodeOperator::In:
-      return has && listed();
     case NodeOperator::NotIn:
-      return !has || !listed();
     case NodeOperator::Exists:
-      return has;
     case NodeOperator::DoesNotExist:
-      return !has;
+      return kube::setRequirementHolds(setOperatorOf(op), values,
+                                       has ? std::optional(value) : std::nullopt);
     case NodeOperator::Gt:
     case NodeOperator::Lt:
       if (!has || values.size() != 1 || !parseNodeInteger(value, n) ||
@@ -75,6 +85,11 @@ inline bool requirementMatches(NodeOperator op, std::span<const std::string> val
       return op == NodeOperator::Gt ? n > bound : n < bound;
   }
   return false;
+}
+
+// A value as messages show it: the empty value as "" (so `k In [""]` is not read as `k In []`).
+inline std::string_view displayValue(std::string_view v) {
+  return v.empty() ? "\"\"" : v;
 }
 
 // True when only nodes that carry the key can satisfy `op` (In, Exists, Gt, Lt): a pod naming
@@ -108,7 +123,8 @@ struct NodeRequirement {
     if (op == NodeOperator::Gt || op == NodeOperator::Lt)
       return out + " " + (values.empty() ? std::string() : values.front());
     out += " [";
-    for (std::size_t i = 0; i < values.size(); ++i) out += (i ? ", " : "") + values[i];
+    for (std::size_t i = 0; i < values.size(); ++i)
+      out.append(i ? ", " : "").append(displayValue(values[i]));
     return out + "]";
   }
 };

@@ -51,7 +51,8 @@ std::optional<NodeRequirement> parseNodeRequirement(YamlReader& r, const YAML::N
                                          {"Gt", NodeOperator::Gt},
                                          {"Lt", NodeOperator::Lt}});
   NodeRequirement req;
-  if (m.has("values")) req.values = r.stringList(m.get("values"), m.path("values"));
+  // Label values, so "" is one (Kubernetes accepts it, as in nodeSelector {k: ""}).
+  if (m.has("values")) req.values = r.stringValues(m.get("values"), m.path("values"));
   if (!key || !op) return std::nullopt;
   req.key = *key;
   req.op = *op;

@@ -145,6 +145,15 @@ std::vector<std::string> YamlReader::stringList(const YAML::Node& node,
   return out;
 }
 
+std::vector<std::string> YamlReader::stringValues(const YAML::Node& node,
+                                                  const std::string& keyPath) {
+  std::vector<std::string> out;
+  if (!expectList(node, keyPath)) return out;
+  for (std::size_t i = 0; i < node.size(); ++i)
+    if (auto s = string(node[i], indexPath(keyPath, i))) out.push_back(*s);
+  return out;
+}
+
 std::map<std::string, std::string> YamlReader::stringMap(const YAML::Node& node,
                                                          const std::string& keyPath) {
   std::map<std::string, std::string> out;

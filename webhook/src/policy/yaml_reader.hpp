@@ -63,6 +63,8 @@ class YamlReader {
 
   // Containers of scalars. Invalid entries are reported and left out.
   std::vector<std::string> stringList(const YAML::Node& node, const std::string& keyPath);
+  // Like stringList, but "" is a value (label values): entries need only be strings.
+  std::vector<std::string> stringValues(const YAML::Node& node, const std::string& keyPath);
   std::map<std::string, std::string> stringMap(const YAML::Node& node, const std::string& keyPath);
 
   // One of `values` (by name); reports the allowed names with a nearest-match hint.

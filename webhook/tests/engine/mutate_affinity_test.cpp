@@ -97,5 +97,23 @@ TEST(MutateAffinity, PoolWithoutNodeSelectorAddsNothing) {
   for (const auto& op : run.decision.patch) EXPECT_NE(op.path, "/spec/affinity");
 }
 
+// An empty label value is a value: `In [""]` and `NotIn [""]` go into the pod as written (an
+// empty values list would be refused by the apiserver), and the second pass finds them.
+TEST(MutateAffinity, EmptyLabelValuesAreWrittenAsWritten) {
+  auto p = makePolicy();
+  p.pools[0].nodeSelector.clear();
+  p.pools[0].matchExpressions = {
+      {"node-role.kubernetes.io/gpu-worker", policy::NodeOperator::In, {""}},
+      {"example.com/tier", policy::NodeOperator::Exists, {}},
+      {"example.com/tier", policy::NodeOperator::NotIn, {""}}};
+  const Applied run = decideAndApply(gpuPod(kTraining, kOneGpu), p);
+  ASSERT_TRUE(run.decision.allowed());
+  EXPECT_EQ(
+      at(run.patched, kTerms),
+      R"([{"matchExpressions":[{"key":"node-role.kubernetes.io/gpu-worker","operator":"In","values":[""]},)"
+      R"({"key":"example.com/tier","operator":"Exists"},)"
+      R"({"key":"example.com/tier","operator":"NotIn","values":[""]}]}])");
+}
+
 }  // namespace
 }  // namespace gpua::engine

@@ -199,5 +199,16 @@ TEST(PlacementConflict, CpuPodsAndValidateOnlyPodsAreNotNarrowed) {
   EXPECT_EQ(placementViolation(d), nullptr);
 }
 
+// `NotIn [""]` beside `Exists`: a nodeSelector setting the label to "" can never land on the
+// pool, one with any other value can.
+TEST(PlacementConflict, EmptyLabelValueAgainstPoolNotInEmpty) {
+  auto p = makePolicy();
+  p.pools[0].matchExpressions = {{"example.com/tier", policy::NodeOperator::Exists, {}},
+                                 {"example.com/tier", policy::NodeOperator::NotIn, {""}}};
+  EXPECT_TRUE(conflicts(R"("nodeSelector":{"example.com/tier":""})", p));
+  EXPECT_FALSE(conflicts(R"("nodeSelector":{"example.com/tier":"gold"})", p));
+  EXPECT_TRUE(conflicts(affinity(term(expr("example.com/tier", "In", R"("")"))), p));
+}
+
 }  // namespace
 }  // namespace gpua::engine

@@ -85,6 +85,77 @@ TEST(RequireEffects, PodCarryingTheEffectsItselfGetsOnlyTheDecisionAnnotations) 
     EXPECT_TRUE(op.path.starts_with("/metadata/annotations")) << op.path;
 }
 
+// The issue 20 pool: labels plus an expression no nodeSelector can state.
+policy::PolicySet requirePolicyWithDrainingExpression() {
+  auto p = requirePolicy();
+  p.pools[0].matchExpressions = {{"example.com/draining", policy::NodeOperator::DoesNotExist, {}}};
+  return p;
+}
+
+const std::string kTrainNodeSelector =
+    R"("nodeSelector":{"gpu-admission.io/pool":"train","nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3"})";
+const std::string kDrainingAffinity =
+    R"({"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"example.com/draining","operator":"DoesNotExist"}]}]}}})";
+const std::string kCarriedEffects =
+    R"("priorityClassName":"gpu-training","tolerations":[{"operator":"Exists"}])";
+
+// A nodeSelector holding the pool's labels lets the pod onto draining nodes too: mutate mode
+// would still add the DoesNotExist expression, so require refuses it, and the fix it names is
+// node affinity with the expression (a nodeSelector alone cannot state it).
+TEST(RequireEffects, NodeSelectorWithThePoolLabelsButNotItsExpressionsIsDenied) {
+  rapidjson::Document pod =
+      parse(gpuPod(R"({"gpu-admission.io/class":"training"})", R"({"limits":{"nvidia.com/gpu":1}})",
+                   kCarriedEffects + "," + kTrainNodeSelector));
+  const Decision d = decide(pod, podContext(), requirePolicyWithDrainingExpression(), emptyUsage());
+  EXPECT_EQ(rules(d), std::vector<std::string>{"node-placement-required"});
+  const std::string message = messageOf(d, "node-placement-required");
+  EXPECT_NE(message.find(R"({"key":"example.com/draining","operator":"DoesNotExist"})"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(message.find("or add to spec.nodeSelector"), std::string::npos) << message;
+  EXPECT_TRUE(message.ends_with(
+      " (or keep spec.nodeSelector and set spec.affinity: " + kDrainingAffinity + ")"))
+      << message;
+}
+
+// A pod with neither: the alternative to the whole affinity is the labels in spec.nodeSelector
+// plus the expressions in node affinity, never the labels alone.
+TEST(RequireEffects, NodeSelectorAlternativeOfAPoolWithExpressionsNamesTheAffinityToo) {
+  rapidjson::Document pod = parse(kTraining);
+  const std::string message =
+      messageOf(decide(pod, podContext(), requirePolicyWithDrainingExpression(), emptyUsage()),
+                "node-placement-required");
+  EXPECT_TRUE(message.ends_with(
+      R"( (or add to spec.nodeSelector: {"gpu-admission.io/pool":"train","nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3"} and set spec.affinity: )" +
+      kDrainingAffinity + ")"))
+      << message;
+}
+
+// The alternative the message names passes: the labels in spec.nodeSelector, the expression in
+// the required term (the scheduler ANDs the two).
+TEST(RequireEffects, NodeSelectorLabelsWithTheExpressionsInTheTermPass) {
+  const std::string affinity = R"("affinity":)" + kDrainingAffinity;
+  rapidjson::Document pod =
+      parse(gpuPod(R"({"gpu-admission.io/class":"training"})", R"({"limits":{"nvidia.com/gpu":1}})",
+                   kCarriedEffects + "," + kTrainNodeSelector + "," + affinity));
+  const Decision d = decide(pod, podContext(), requirePolicyWithDrainingExpression(), emptyUsage());
+  EXPECT_TRUE(d.violations.empty()) << messageOf(d, "node-placement-required");
+}
+
+TEST(RequireEffects, PlacementMessageNamesAPoolThatSelectsByExpressionsOnly) {
+  auto p = requirePolicyWithDrainingExpression();
+  p.pools[0].nodeSelector.clear();
+  rapidjson::Document pod = parse(kTraining);
+  const std::string message =
+      messageOf(decide(pod, podContext(), p, emptyUsage()), "node-placement-required");
+  EXPECT_TRUE(
+      message.starts_with("pod \"trainer-0\" does not select the nodes of pool "
+                          "train-h100, which class training requires rather than adds: "
+                          "set spec.affinity: "))
+      << message;
+  EXPECT_EQ(message.find("spec.nodeSelector"), std::string::npos) << message;
+}
+
 TEST(RequireEffects, ContradictingPriorityClassUnderOverrideIsDenied) {
   auto p = requirePolicy();
   p.classes[0].overridePriorityClass = true;
@@ -187,6 +258,24 @@ TEST(RequireEffects, PriorityClassRequiredByClassAndByNamespace) {
             "\"ml-research\" allows only gpu-training-low: set spec.priorityClassName to one of "
             "them");
   EXPECT_TRUE(decide(pod, podContext("other"), q, emptyUsage()).violations.empty());
+}
+
+// Require reads an empty label value like mutate writes it: the pod carrying `In [""]` passes.
+TEST(RequireEffects, EmptyLabelValueExpressionCarriedByThePodPasses) {
+  auto p = requirePolicy();
+  p.pools[0].nodeSelector.clear();
+  p.pools[0].matchExpressions = {
+      {"node-role.kubernetes.io/gpu-worker", policy::NodeOperator::In, {""}}};
+  const auto placed = [&](const std::string& values) {
+    rapidjson::Document pod = parse(gpuPod(
+        R"({"gpu-admission.io/class":"training"})", R"({"limits":{"nvidia.com/gpu":1}})",
+        kCarriedEffects +
+            R"(,"affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"node-role.kubernetes.io/gpu-worker","operator":"In","values":)" +
+            values + "}]}]}}}"));
+    return decide(pod, podContext(), p, emptyUsage()).violations.empty();
+  };
+  EXPECT_TRUE(placed(R"([""])"));
+  EXPECT_FALSE(placed(R"(["yes"])"));
 }
 
 }  // namespace

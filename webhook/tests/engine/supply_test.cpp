@@ -1,6 +1,8 @@
 // summarizeSupply: pool membership, node states, per-resource figures and node shape.
 #include <gtest/gtest.h>
 
+#include <optional>
+
 #include "engine/supply.hpp"
 #include "test_support.hpp"
 
@@ -145,6 +147,31 @@ TEST(Supply, APoolWithoutSelectionHoldsTheNodesAdvertisingItsResource) {
   EXPECT_EQ(s.pool("dev-l4")->nodesTotal, 1);
   // 16 shared units of 4 replicas = 4 GPUs.
   EXPECT_DOUBLE_EQ(s.pool("dev-l4")->cpuMillisPerGpu, 4000);
+}
+
+// Pool membership reads an empty label value as the scheduler does: `In [""]` wants the label
+// set to "", `NotIn [""]` alone also holds on nodes without the label, and with `Exists` beside
+// it means "set and not empty".
+TEST(Supply, EmptyLabelValuesSelectNodesAsTheSchedulerDoes) {
+  auto node = [](const std::string& name, std::optional<std::string> role) {
+    NodeSupply n = h100(name);
+    n.labels.clear();
+    if (role) n.labels.emplace("role", *role);
+    return n;
+  };
+  const std::vector<NodeSupply> nodes{node("unlabelled", std::nullopt), node("empty", ""),
+                                      node("worker", "worker")};
+  using policy::NodeOperator;
+  const auto members = [&](policy::NodeRequirements exprs) {
+    auto p = makePolicy();
+    p.pools[0].nodeSelector.clear();
+    p.pools[0].matchExpressions = std::move(exprs);
+    return summarizeSupply(nodes, {}, p).pool("train-h100")->nodesTotal;
+  };
+  EXPECT_EQ(members({{"role", NodeOperator::In, {""}}}), 1);     // empty
+  EXPECT_EQ(members({{"role", NodeOperator::NotIn, {""}}}), 2);  // unlabelled, worker
+  EXPECT_EQ(members({{"role", NodeOperator::Exists, {}}, {"role", NodeOperator::NotIn, {""}}}),
+            1);  // worker
 }
 
 }  // namespace

@@ -89,6 +89,37 @@ TEST(LoaderIsolation, ExistsTakesNoValues) {
               "values");
 }
 
+// Kubernetes accepts an empty label value in node affinity (as in nodeSelector {k: ""}): a pool
+// selects nodes whose label is set to "" with `In [""]`, and excludes them with `NotIn [""]`.
+TEST(LoaderIsolation, PoolExpressionsAcceptAnEmptyLabelValue) {
+  auto r =
+      load(doc("  pools:\n"
+               "  - name: h100\n"
+               "    gpu: H100-80GB\n"
+               "    matchExpressions:\n"
+               "    - {key: node-role.kubernetes.io/gpu-worker, operator: In, values: [\"\"]}\n"
+               "    - {key: example.com/tier, operator: Exists}\n"
+               "    - {key: example.com/tier, operator: NotIn, values: [\"\", old]}\n"));
+  ASSERT_NE(r.policy, nullptr) << testing::allErrors(r);
+  const auto& exprs = r.policy->pools[0].matchExpressions;
+  ASSERT_EQ(exprs.size(), 3u);
+  EXPECT_EQ(exprs[0].values, std::vector<std::string>{""});
+  EXPECT_EQ(exprs[0].describe(), "node-role.kubernetes.io/gpu-worker In [\"\"]");
+  EXPECT_EQ(exprs[2].values, (std::vector<std::string>{"", "old"}));
+  EXPECT_EQ(exprs[2].describe(), "example.com/tier NotIn [\"\", old]");
+}
+
+// The empty value is a value; an empty list is still no values.
+TEST(LoaderIsolation, InStillNeedsValues) {
+  auto r =
+      load(doc("  pools:\n"
+               "  - name: h100\n"
+               "    gpu: H100-80GB\n"
+               "    matchExpressions: [{key: k, operator: In, values: []}]\n"));
+  expectError(r, "spec.pools[0].matchExpressions[0].values",
+              "p.yaml:8:24: spec.pools[0].matchExpressions[0].values: operator In needs values");
+}
+
 TEST(LoaderIsolation, CpuPoolUnknownKeyHasDidYouMean) {
   auto r =
       load(doc("  cpuPools:\n"
