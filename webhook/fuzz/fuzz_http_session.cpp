@@ -17,12 +17,14 @@
 #include <openssl/pem.h>
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
+#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -127,6 +129,30 @@ SSL_CTX* clientContext() {
   return ctx;
 }
 
+// libFuzzer's timer signal interrupts blocking calls (EINTR, seen as SSL_ERROR_WANT_READ on a
+// blocking socket): the client retries them, or the oracle would blame the server.
+template <class Call>
+int retryingSsl(SSL* ssl, Call call) {
+  for (;;) {
+    const int r = call();
+    if (r > 0) return r;
+    const int e = SSL_get_error(ssl, r);
+    if ((e != SSL_ERROR_WANT_READ && e != SSL_ERROR_WANT_WRITE) || errno != EINTR) return r;
+  }
+}
+
+bool connectRetrying(int fd, const sockaddr_in& addr) {
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) == 0) return true;
+  if (errno != EINTR) return false;
+  // Interrupted: the connection completes in the background; wait for it and read the outcome.
+  pollfd p{fd, POLLOUT, 0};
+  while (::poll(&p, 1, 3000) < 0)
+    if (errno != EINTR) return false;
+  int error = 0;
+  socklen_t len = sizeof error;
+  return ::getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &len) == 0 && error == 0;
+}
+
 // One connection: handshake, send `bytes`, close the sending side, read until the server
 // closes (or 3 s pass). Returns what the server sent; throws when the server cannot be reached.
 std::string exchange(const std::string& bytes) {
@@ -138,22 +164,24 @@ std::string exchange(const std::string& bytes) {
   addr.sin_family = AF_INET;
   addr.sin_port = htons(server().port);
   ::inet_pton(AF_INET, "127.0.0.1", &addr.sin_addr);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+  if (!connectRetrying(fd, addr)) {
     ::close(fd);
     throw std::runtime_error("connect failed");
   }
   SSL* ssl = SSL_new(clientContext());
   SSL_set_fd(ssl, fd);
   std::string out;
-  if (SSL_connect(ssl) == 1) {
+  if (retryingSsl(ssl, [&] { return SSL_connect(ssl); }) == 1) {
     for (std::size_t at = 0; at < bytes.size();) {
-      const int n = SSL_write(ssl, bytes.data() + at, static_cast<int>(bytes.size() - at));
+      const int n = retryingSsl(ssl, [&] {
+        return SSL_write(ssl, bytes.data() + at, static_cast<int>(bytes.size() - at));
+      });
       if (n <= 0) break;  // the server closed on us: refused input
       at += static_cast<std::size_t>(n);
     }
     SSL_shutdown(ssl);  // our close_notify: the server sees the end of the stream
     char buf[16384];
-    for (int n; (n = SSL_read(ssl, buf, sizeof buf)) > 0;)
+    for (int n; (n = retryingSsl(ssl, [&] { return SSL_read(ssl, buf, sizeof buf); })) > 0;)
       out.append(buf, static_cast<std::size_t>(n));
   }
   SSL_free(ssl);
@@ -176,6 +204,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     fail("an answer that is not HTTP/1.1: " + answer.substr(0, 64));
   // The server is still serving: a fresh connection gets its health answer.
   const std::string health = exchange("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
-  if (health.rfind("HTTP/1.1 200", 0) != 0) fail("no /healthz answer after the input");
+  if (health.rfind("HTTP/1.1 200", 0) != 0)
+    fail("no /healthz answer after the input (got \"" + health.substr(0, 80) +
+         "\", open connections: " + std::to_string(server().http->openConnections()) +
+         ", handler exceptions: " + std::to_string(server().exceptions.load()) + ")");
   return 0;
 }
