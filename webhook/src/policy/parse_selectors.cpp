@@ -21,7 +21,8 @@ std::optional<kube::SelectorRequirement> parseRequirement(YamlReader& r, const Y
                                           {"NotIn", kube::SelectorOperator::NotIn},
                                           {"Exists", kube::SelectorOperator::Exists},
                                           {"DoesNotExist", kube::SelectorOperator::DoesNotExist}});
-  if (m.has("values")) req.values = r.stringList(m.get("values"), m.path("values"));
+  // An empty label value is a value (`In [""]`), as Kubernetes reads it.
+  if (m.has("values")) req.values = r.stringValues(m.get("values"), m.path("values"));
   if (!key || !op) return std::nullopt;
   req.key = *key;
   req.op = *op;

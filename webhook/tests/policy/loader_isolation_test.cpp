@@ -109,6 +109,20 @@ TEST(LoaderIsolation, PoolExpressionsAcceptAnEmptyLabelValue) {
   EXPECT_EQ(exprs[2].describe(), "example.com/tier NotIn [\"\", old]");
 }
 
+// The same for namespace selectors: `In [""]` selects namespaces whose label is set and empty.
+TEST(LoaderIsolation, NamespaceSelectorExpressionsAcceptAnEmptyLabelValue) {
+  auto r =
+      load(doc("  pools: [{name: h100, gpu: H100-80GB}]\n"
+               "  rollout:\n"
+               "  - namespaces: {matchExpressions: [{key: env, operator: In, values: [\"\"]}]}\n"
+               "    mode: warn\n"));
+  ASSERT_NE(r.policy, nullptr) << testing::allErrors(r);
+  const auto& selector = *r.policy->rollout.at(0).namespaces;
+  EXPECT_TRUE(selector.matches("a", {{"env", ""}}));
+  EXPECT_FALSE(selector.matches("a", {{"env", "dev"}}));
+  EXPECT_FALSE(selector.matches("a", {}));
+}
+
 // The empty value is a value; an empty list is still no values.
 TEST(LoaderIsolation, InStillNeedsValues) {
   auto r =
