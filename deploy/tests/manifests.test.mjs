@@ -108,6 +108,15 @@ describe("the checks fail on deliberate breakage", () => {
     assert.ok(classes.some((p) => p.includes("gpu-research")), classes.join("\n"));
   });
 
+  test("policy/deploy drift: a priority tier whose value or preemption differs from its class", () => {
+    const drifted = structuredClone(facts);
+    const training = drifted.tiers.find((t) => t.name === "gpu-training");
+    assert.ok(training, "the shipped policy has a gpu-training tier");
+    training.preemptionPolicy = "PreemptLowerPriority";
+    const problems = checks.priorityClassProblems(objects, drifted);
+    assert.ok(problems.some((p) => p.includes("priority tier gpu-training")), problems.join("\n"));
+  });
+
   test("policy/deploy drift: a policy file not in the ConfigMap, or different bytes", () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "gpua-policies-"));
     try {

@@ -29,6 +29,15 @@ export function priorityClassProblems(objects, facts) {
   if (defaults.length > 1) problems.push(`more than one globalDefault PriorityClass: ${defaults}`);
   if (facts.globalDefault && defaults.length && defaults[0] !== facts.globalDefault)
     problems.push(`globalDefault PriorityClass is ${defaults[0]}, the policy says ${facts.globalDefault}`);
+  // The policy's priorityTiers describe the shipped classes to review and to preemption checks:
+  // a tier that disagrees with its class tells users a preemption story the cluster does not run.
+  for (const t of facts.tiers ?? []) {
+    const c = classes.find((x) => x.metadata.name === t.name);
+    if (!c) continue;  // a tier for a class the cluster has from elsewhere
+    const policy = c.preemptionPolicy ?? "PreemptLowerPriority";
+    if (c.value !== t.value || policy !== t.preemptionPolicy)
+      problems.push(`priority tier ${t.name} says value ${t.value}, ${t.preemptionPolicy}; the shipped PriorityClass has ${c.value}, ${policy}`);
+  }
   return problems;
 }
 

@@ -14,7 +14,7 @@ export function policyFiles(dir = path.join(repoRoot, "policies")) {
 }
 
 export function readPolicy(dir = path.join(repoRoot, "policies")) {
-  const facts = { exempt: [], priorityClasses: [], globalDefault: null, templates: [] };
+  const facts = { exempt: [], priorityClasses: [], globalDefault: null, templates: [], tiers: [] };
   for (const f of policyFiles(dir)) {
     for (const doc of YAML.parseAllDocuments(fs.readFileSync(path.join(dir, f), "utf8"))) {
       const spec = doc.toJS()?.spec ?? {};
@@ -28,6 +28,8 @@ export function readPolicy(dir = path.join(repoRoot, "policies")) {
         facts.priorityClasses.push(facts.globalDefault);
       }
       for (const t of spec.templates ?? []) facts.templates.push({ group: t.apiGroup ?? "", kind: t.kind });
+      for (const t of spec.priorityTiers ?? [])
+        facts.tiers.push({ name: t.name, value: t.value, preemptionPolicy: t.preemptionPolicy ?? "PreemptLowerPriority" });
     }
   }
   facts.priorityClasses = [...new Set(facts.priorityClasses)];
