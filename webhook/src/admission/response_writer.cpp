@@ -30,12 +30,6 @@ bool carriesPatch(const engine::Decision& d, Endpoint endpoint) {
   return endpoint != Endpoint::Validate && d.allowed() && !d.patch.empty();
 }
 
-// /mutate never denies: the validating webhook judges the same unchanged pod and denies it
-// under its own name, which is the one kubectl prints and the one with failurePolicy Fail.
-bool defersDenial(const engine::Decision& d, Endpoint endpoint) {
-  return endpoint == Endpoint::Mutate && !d.allowed();
-}
-
 void writeStatus(JsonWriter& w, const engine::Denial& denial) {
   key(w, "status");
   w.StartObject();
@@ -88,6 +82,10 @@ std::string joined(const std::vector<std::string>& items) {
 }
 
 }  // namespace
+
+bool defersDenial(const engine::Decision& d, Endpoint endpoint) {
+  return endpoint == Endpoint::Mutate && !d.allowed();
+}
 
 std::vector<std::string> warningsFor(const engine::Decision& d, Endpoint endpoint) {
   if (endpoint != Endpoint::Validate || d.patch.empty()) return sanitizeWarnings(d.warnings);

@@ -23,6 +23,11 @@ inline constexpr std::size_t kMaxDenialMessageBytes = 2048;
 //    warn-mode violations and one note listing the changes that were not applied.
 std::vector<std::string> warningsFor(const engine::Decision& decision, Endpoint endpoint);
 
+// /mutate never denies: the validating webhook judges the same unchanged pod and denies it
+// under its own name, which is the one kubectl prints and the one with failurePolicy Fail.
+// The response admits such a pod silently, and the server counts it as "deferred".
+bool defersDenial(const engine::Decision& decision, Endpoint endpoint);
+
 // `decision` null: admitted unchanged (a request the engine does not look at). A denial on
 // Endpoint::Mutate is admitted unchanged too, with no warnings: /validate reports it.
 std::string writeResponse(std::string_view uid, const engine::Decision* decision,

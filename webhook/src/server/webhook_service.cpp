@@ -4,6 +4,7 @@
 #include <chrono>
 #include <string>
 
+#include "admission/response_writer.hpp"
 #include "engine/decide.hpp"
 #include "telemetry/exposition.hpp"
 #include "text/ascii.hpp"
@@ -25,7 +26,7 @@ std::string_view trim(std::string_view s) {
 const char* decisionLabel(const admission::ReviewResult& r, admission::Endpoint endpoint) {
   if (r.httpStatus >= 500) return "error";
   if (r.decision && !r.decision->allowed())
-    return endpoint == admission::Endpoint::Mutate ? "deferred" : "denied";
+    return admission::defersDenial(*r.decision, endpoint) ? "deferred" : "denied";
   return "allowed";
 }
 
