@@ -10,7 +10,7 @@
 #include <string>
 
 #include "bench_inputs.hpp"
-#include "cluster/ledger.hpp"
+#include "inventory/ledger.hpp"
 
 namespace gpua::bench {
 namespace {
@@ -35,7 +35,7 @@ void BM_LedgerIngestParseAndApply(benchmark::State& state) {
   for (auto _ : state) {
     rapidjson::Document doc;
     doc.Parse(podList().data(), podList().size());
-    cluster::Ledger ledger(shipped());
+    inventory::Ledger ledger(shipped());
     ledger.applyPodList(doc);
     if (ledger.podCount() != kPods) state.SkipWithError("not every pod was counted");
   }
@@ -48,7 +48,7 @@ void BM_LedgerIngestApplyOnly(benchmark::State& state) {
   rapidjson::Document doc;
   doc.Parse(podList().data(), podList().size());
   for (auto _ : state) {
-    cluster::Ledger ledger(shipped());
+    inventory::Ledger ledger(shipped());
     ledger.applyPodList(doc);
     benchmark::DoNotOptimize(ledger.podCount());
   }
@@ -61,7 +61,7 @@ void BM_LedgerMemory(benchmark::State& state) {
   for (auto _ : state) {
     const auto before = heapInUse();
     std::size_t peak = 0;
-    auto ledger = std::make_unique<cluster::Ledger>(shipped());
+    auto ledger = std::make_unique<inventory::Ledger>(shipped());
     {
       rapidjson::Document doc;
       doc.Parse(podList().data(), podList().size());
@@ -80,13 +80,13 @@ void BM_LedgerMemory(benchmark::State& state) {
 void BM_LedgerWatchEvent(benchmark::State& state) {
   rapidjson::Document list;
   list.Parse(podList().data(), podList().size());
-  cluster::Ledger ledger(shipped());
+  inventory::Ledger ledger(shipped());
   ledger.applyPodList(list);
   const auto eventText = listPodJson(4242);
   for (auto _ : state) {
     rapidjson::Document pod;
     pod.Parse(eventText.data(), eventText.size());
-    ledger.applyPodEvent(cluster::EventType::Modified, pod);
+    ledger.applyPodEvent(inventory::EventType::Modified, pod);
   }
   if (ledger.podCount() != kPods) state.SkipWithError("the event changed the pod count");
 }
@@ -95,7 +95,7 @@ void BM_LedgerWatchEvent(benchmark::State& state) {
 void BM_LedgerSnapshot(benchmark::State& state) {
   rapidjson::Document list;
   list.Parse(podList().data(), podList().size());
-  cluster::Ledger ledger(shipped());
+  inventory::Ledger ledger(shipped());
   ledger.applyPodList(list);
   for (auto _ : state) benchmark::DoNotOptimize(ledger.snapshot(true, "").get());
 }

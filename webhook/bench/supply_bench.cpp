@@ -13,8 +13,8 @@
 #include <string>
 
 #include "bench_inputs.hpp"
-#include "cluster/ledger.hpp"
-#include "cluster/supply_ledger.hpp"
+#include "inventory/ledger.hpp"
+#include "inventory/supply_ledger.hpp"
 
 namespace gpua::bench {
 namespace {
@@ -122,7 +122,7 @@ std::size_t heapInUse() {
 }
 
 // Parses the node list and applies it to `supply`, as one list page.
-void loadNodes(cluster::SupplyLedger& supply) {
+void loadNodes(inventory::SupplyLedger& supply) {
   rapidjson::Document nodes;
   nodes.Parse(nodeList().data(), nodeList().size());
   supply.beginNodeList();
@@ -131,7 +131,7 @@ void loadNodes(cluster::SupplyLedger& supply) {
 }
 
 // Parses the pod list and applies it to `supply` and, when given, the usage ledger.
-void loadPods(cluster::SupplyLedger& supply, cluster::Ledger* usage = nullptr) {
+void loadPods(inventory::SupplyLedger& supply, inventory::Ledger* usage = nullptr) {
   rapidjson::Document pods;
   pods.Parse(podList().data(), podList().size());
   if (usage != nullptr) usage->applyPodList(pods);
@@ -145,8 +145,8 @@ void loadPods(cluster::SupplyLedger& supply, cluster::Ledger* usage = nullptr) {
 void BM_SupplyFirstSync(benchmark::State& state) {
   for (auto _ : state) {
     const auto start = std::chrono::steady_clock::now();
-    cluster::SupplyLedger supply(shipped());
-    cluster::Ledger usage(shipped());
+    inventory::SupplyLedger supply(shipped());
+    inventory::Ledger usage(shipped());
     loadNodes(supply);
     loadPods(supply, &usage);
     auto stage1 = supply.nodes();
@@ -164,8 +164,8 @@ void BM_SupplyFirstSync(benchmark::State& state) {
 void BM_SupplyMemory(benchmark::State& state) {
   for (auto _ : state) {
     const auto before = heapInUse();
-    auto supply = std::make_unique<cluster::SupplyLedger>(shipped());
-    auto usage = std::make_unique<cluster::Ledger>(shipped());
+    auto supply = std::make_unique<inventory::SupplyLedger>(shipped());
+    auto usage = std::make_unique<inventory::Ledger>(shipped());
     loadNodes(*supply);
     const auto afterNodes = heapInUse() - before;
     loadPods(*supply, usage.get());
@@ -183,13 +183,13 @@ void BM_SupplyMemory(benchmark::State& state) {
 // One node watch event (MODIFIED: cordoned) against 5,000 nodes and 100,000 pods: parse the
 // event line, decode the node, replace it.
 void BM_SupplyNodeEventParseAndApply(benchmark::State& state) {
-  cluster::SupplyLedger supply(shipped());
+  inventory::SupplyLedger supply(shipped());
   loadNodes(supply);
   const auto event = nodeJson(4242, true);
   for (auto _ : state) {
     rapidjson::Document node;
     node.Parse(event.data(), event.size());
-    supply.applyNodeEvent(cluster::EventType::Modified, node);
+    supply.applyNodeEvent(inventory::EventType::Modified, node);
   }
   state.counters["event_KiB"] = static_cast<double>(event.size()) / 1024;
   if (supply.nodeCount() != kNodes) state.SkipWithError("the event changed the node count");
@@ -197,29 +197,29 @@ void BM_SupplyNodeEventParseAndApply(benchmark::State& state) {
 
 // The same without the JSON parse: the ledger's own share.
 void BM_SupplyNodeEventApplyOnly(benchmark::State& state) {
-  cluster::SupplyLedger supply(shipped());
+  inventory::SupplyLedger supply(shipped());
   loadNodes(supply);
   const auto event = nodeJson(4242, true);
   rapidjson::Document node;
   node.Parse(event.data(), event.size());
-  for (auto _ : state) supply.applyNodeEvent(cluster::EventType::Modified, node);
+  for (auto _ : state) supply.applyNodeEvent(inventory::EventType::Modified, node);
 }
 
 // One pod watch event (bound pod, MODIFIED) in the supply ledger.
 void BM_SupplyPodEvent(benchmark::State& state) {
-  cluster::SupplyLedger supply(shipped());
+  inventory::SupplyLedger supply(shipped());
   loadPods(supply);
   const auto event = boundPod(4242);
   for (auto _ : state) {
     rapidjson::Document pod;
     pod.Parse(event.data(), event.size());
-    supply.applyPodEvent(cluster::EventType::Modified, pod);
+    supply.applyPodEvent(inventory::EventType::Modified, pod);
   }
 }
 
 // Stage 1 of a supply snapshot: every node copied with its allocated units.
 void BM_SupplySnapshotStage1(benchmark::State& state) {
-  cluster::SupplyLedger supply(shipped());
+  inventory::SupplyLedger supply(shipped());
   loadNodes(supply);
   loadPods(supply);
   for (auto _ : state) {

@@ -24,16 +24,16 @@
 #include <string>
 #include <string_view>
 
-#include "cluster/ledger.hpp"
-#include "cluster/node_decode.hpp"
-#include "cluster/supply_ledger.hpp"
+#include "inventory/ledger.hpp"
+#include "inventory/node_decode.hpp"
+#include "inventory/supply_ledger.hpp"
 #include "policy/loader.hpp"
 
 namespace {
 
-using gpua::cluster::EventType;
-using gpua::cluster::Ledger;
-using gpua::cluster::SupplyLedger;
+using gpua::inventory::EventType;
+using gpua::inventory::Ledger;
+using gpua::inventory::SupplyLedger;
 
 [[noreturn]] void fail(const std::string& what) {
   std::fprintf(stderr, "watch oracle: %s\n", what.c_str());
@@ -75,7 +75,7 @@ class PodShadow {
   void event(EventType type, const rapidjson::Value& pod) {
     if (!isPod(pod)) return;
     if (type == EventType::Deleted)
-      pods_.erase(gpua::cluster::podKeyOf(pod));
+      pods_.erase(gpua::inventory::podKeyOf(pod));
     else
       put(pod);
   }
@@ -91,9 +91,9 @@ class PodShadow {
   }
 
  private:
-  static bool isPod(const rapidjson::Value& v) { return gpua::cluster::isPodObject(v); }
+  static bool isPod(const rapidjson::Value& v) { return gpua::inventory::isPodObject(v); }
   void put(const rapidjson::Value& pod) {
-    if (isPod(pod)) pods_.insert_or_assign(gpua::cluster::podKeyOf(pod), toJson(pod));
+    if (isPod(pod)) pods_.insert_or_assign(gpua::inventory::podKeyOf(pod), toJson(pod));
   }
   std::map<std::string, std::string> pods_;
 };
@@ -148,8 +148,8 @@ void checkNode(const gpua::engine::NodeSupply& node) {
 }
 
 // The CLI reads `kubectl get nodes -o json` with the same node decoder: it must take any page.
-void decodeAsNodesFile(const rapidjson::Value& doc, const gpua::cluster::NodeResourceFilter& f) {
-  for (const auto& node : gpua::cluster::nodesFromList(doc, f)) checkNode(node);
+void decodeAsNodesFile(const rapidjson::Value& doc, const gpua::inventory::NodeResourceFilter& f) {
+  for (const auto& node : gpua::inventory::nodesFromList(doc, f)) checkNode(node);
 }
 
 void applyLine(Cluster& cluster, std::string_view line) {

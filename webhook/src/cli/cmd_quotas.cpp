@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "cli/command_registry.hpp"
-#include "cluster/quota_render.hpp"
+#include "inventory/quota_render.hpp"
 #include "kube/json_parse.hpp"
 #include "policy/loader.hpp"
 
@@ -81,7 +81,7 @@ std::optional<int> parseArgs(int argc, char** argv, Options& o) {
   return std::nullopt;
 }
 
-std::vector<cluster::NamespaceInfo> readNamespaces(const std::string& path) {
+std::vector<inventory::NamespaceInfo> readNamespaces(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error(path + ": cannot read namespaces file");
   std::ostringstream text;
@@ -89,14 +89,14 @@ std::vector<cluster::NamespaceInfo> readNamespaces(const std::string& path) {
   rapidjson::Document d;
   if (const auto parsed = kube::parseJson(text.str(), d); !parsed.ok())
     throw std::runtime_error(path + ": " + parsed.message);
-  return cluster::namespacesFromJson(d);
+  return inventory::namespacesFromJson(d);
 }
 
-std::optional<std::vector<cluster::NamespaceInfo>> namespacesOf(const Options& o) {
+std::optional<std::vector<inventory::NamespaceInfo>> namespacesOf(const Options& o) {
   if (!o.namespacesFile && o.namespaceSpecs.empty()) return std::nullopt;
-  std::vector<cluster::NamespaceInfo> out;
+  std::vector<inventory::NamespaceInfo> out;
   if (o.namespacesFile) out = readNamespaces(*o.namespacesFile);
-  for (const auto& spec : o.namespaceSpecs) out.push_back(cluster::parseNamespaceSpec(spec));
+  for (const auto& spec : o.namespaceSpecs) out.push_back(inventory::parseNamespaceSpec(spec));
   return out;
 }
 
@@ -106,15 +106,15 @@ int render(const Options& o) {
     for (const auto& d : loaded.errors) std::fprintf(stderr, "%s\n", d.format().c_str());
     return 1;
   }
-  std::optional<std::vector<cluster::NamespaceInfo>> namespaces;
+  std::optional<std::vector<inventory::NamespaceInfo>> namespaces;
   try {
     namespaces = namespacesOf(o);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "gpu-admission quotas render: %s\n", e.what());
     // A malformed --namespace is bad usage; an unreadable file is an input error.
-    return dynamic_cast<const cluster::NamespaceSpecError*>(&e) != nullptr ? 2 : 1;
+    return dynamic_cast<const inventory::NamespaceSpecError*>(&e) != nullptr ? 2 : 1;
   }
-  const auto result = cluster::renderResourceQuotas(*loaded.policy, namespaces);
+  const auto result = inventory::renderResourceQuotas(*loaded.policy, namespaces);
   for (const auto& n : result.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
   if (o.output) {
     std::ofstream out(*o.output, std::ios::binary | std::ios::trunc);

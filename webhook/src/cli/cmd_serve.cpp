@@ -9,7 +9,7 @@
 #include "cli/command_registry.hpp"
 #include "cluster/cluster_usage_source.hpp"
 #include "cluster/file_usage_source.hpp"
-#include "cluster/usage_file.hpp"
+#include "inventory/usage_file.hpp"
 #include "server/serve_app.hpp"
 #include "server/serve_config.hpp"
 
@@ -58,7 +58,7 @@ server::UsageFactory usageFactory(const server::ServeConfig& config) {
       try {
         auto source = std::make_shared<cluster::FileUsageSource>(config.usageFiles, c.policy);
         return {source, {}, "fixed usage from " + config.usageFiles.front()};
-      } catch (const cluster::UsageFileError& e) {
+      } catch (const inventory::UsageFileError& e) {
         throw std::runtime_error(std::string("usage: ") + e.what());  // names the file
       }
     };

@@ -20,12 +20,12 @@
 #include "cluster/api_client.hpp"
 #include "cluster/api_config.hpp"
 #include "cluster/cluster_lists.hpp"
-#include "cluster/node_decode.hpp"
-#include "kube/rfc3339.hpp"
-#include "cluster/status_report.hpp"
-#include "cluster/supply_ledger.hpp"
-#include "cluster/usage_file.hpp"
 #include "engine/supply.hpp"
+#include "inventory/node_decode.hpp"
+#include "inventory/status_report.hpp"
+#include "inventory/supply_ledger.hpp"
+#include "inventory/usage_file.hpp"
+#include "kube/rfc3339.hpp"
 
 namespace gpua::cli {
 namespace {
@@ -95,24 +95,24 @@ double nowOf(const Args& args) {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
-cluster::StatusReport reportOf(const Inputs& in, const policy::PolicySet& policy, double now) {
+inventory::StatusReport reportOf(const Inputs& in, const policy::PolicySet& policy, double now) {
   rapidjson::Document both(rapidjson::kArrayType);
   both.PushBack(rapidjson::Value(in.pods, both.GetAllocator()), both.GetAllocator());
   both.PushBack(rapidjson::Value(in.namespaces, both.GetAllocator()), both.GetAllocator());
-  const auto usage = cluster::usageFromPodList(both, policy);
-  std::vector<cluster::ScheduleWait> waits;
+  const auto usage = inventory::usageFromPodList(both, policy);
+  std::vector<inventory::ScheduleWait> waits;
   engine::SupplySnapshot supply;
   if (in.nodes) {
-    auto stage1 = cluster::supplyFromLists(
-        cluster::nodesFromList(*in.nodes, cluster::nodeResourceFilter(policy)), in.pods, policy,
+    auto stage1 = inventory::supplyFromLists(
+        inventory::nodesFromList(*in.nodes, inventory::nodeResourceFilter(policy)), in.pods, policy,
         now, &waits);
     supply = engine::summarizeSupply(std::move(stage1.nodes), std::move(stage1.pending), policy);
   } else {
-    auto stage1 = cluster::supplyFromLists({}, in.pods, policy, now, &waits);
+    auto stage1 = inventory::supplyFromLists({}, in.pods, policy, now, &waits);
     supply.pending = std::move(stage1.pending);
     supply.unavailableReason = "no node source (give --nodes, or read the cluster)";
   }
-  return cluster::buildStatusReport(policy, usage, supply, waits, now);
+  return inventory::buildStatusReport(policy, usage, supply, waits, now);
 }
 
 // ---- table ----
@@ -149,7 +149,7 @@ std::string ge(double v) {
   return buf;
 }
 
-void printPools(const cluster::StatusReport& r) {
+void printPools(const inventory::StatusReport& r) {
   if (!r.supplyAvailable) {
     std::printf("pools: no node data (%s)\n", r.supplyUnavailableReason.c_str());
     return;
@@ -178,7 +178,7 @@ void printPools(const cluster::StatusReport& r) {
   }
 }
 
-void printQuotas(const cluster::StatusReport& r) {
+void printQuotas(const inventory::StatusReport& r) {
   if (r.quotas.empty()) return;
   const char* fmt = "%-18s %-28s %8s %8s  %s";
   std::printf("\n");
@@ -192,7 +192,7 @@ void printQuotas(const cluster::StatusReport& r) {
   }
 }
 
-void printClasses(const cluster::StatusReport& r) {
+void printClasses(const inventory::StatusReport& r) {
   const char* fmt = "%-18s %7s %7s %9s %9s %9s";
   std::printf("\n");
   row(fmt, "CLASS", "PENDING", "OLDEST", "BOUND 1H", "WAIT P50", "WAIT P95");
@@ -223,7 +223,7 @@ void key(Writer& w, const char* k, const std::optional<double>& v) {
   v ? w.Double(*v) : w.Null();
 }
 
-void writePools(Writer& w, const cluster::StatusReport& r) {
+void writePools(Writer& w, const inventory::StatusReport& r) {
   w.Key("pools");
   w.StartArray();
   for (const auto& p : r.pools) {
@@ -255,7 +255,7 @@ void writePools(Writer& w, const cluster::StatusReport& r) {
   w.EndArray();
 }
 
-void writeQuotas(Writer& w, const cluster::StatusReport& r) {
+void writeQuotas(Writer& w, const inventory::StatusReport& r) {
   w.Key("quotas");
   w.StartArray();
   for (const auto& q : r.quotas) {
@@ -278,7 +278,7 @@ void writeQuotas(Writer& w, const cluster::StatusReport& r) {
   w.EndArray();
 }
 
-void writeClasses(Writer& w, const cluster::StatusReport& r) {
+void writeClasses(Writer& w, const inventory::StatusReport& r) {
   w.Key("classes");
   w.StartArray();
   for (const auto& c : r.classes) {
@@ -294,7 +294,7 @@ void writeClasses(Writer& w, const cluster::StatusReport& r) {
   w.EndArray();
 }
 
-void printJson(const cluster::StatusReport& r) {
+void printJson(const inventory::StatusReport& r) {
   rapidjson::StringBuffer buf;
   Writer w(buf);
   w.StartObject();

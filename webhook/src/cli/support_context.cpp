@@ -5,10 +5,10 @@
 
 #include "cli/support_args.hpp"
 #include "cli/support_document.hpp"
-#include "cluster/node_decode.hpp"
-#include "cluster/supply_ledger.hpp"
-#include "cluster/usage_file.hpp"
 #include "engine/supply.hpp"
+#include "inventory/node_decode.hpp"
+#include "inventory/supply_ledger.hpp"
+#include "inventory/usage_file.hpp"
 #include "policy/loader.hpp"
 
 namespace gpua::cli {
@@ -57,8 +57,8 @@ engine::UsageSnapshot unavailableUsage(std::string reason) {
 engine::UsageSnapshot usageFromFiles(const std::vector<std::string>& paths,
                                      const policy::PolicySet& policy) {
   try {
-    return cluster::usageFromFiles(paths, policy);
-  } catch (const cluster::UsageFileError& e) {
+    return inventory::usageFromFiles(paths, policy);
+  } catch (const inventory::UsageFileError& e) {
     throw InputError(e.what());
   }
 }
@@ -85,18 +85,18 @@ engine::SupplySnapshot supplyFromFiles(const std::vector<std::string>& nodesFile
                                        const std::vector<std::string>& podsFiles,
                                        const policy::PolicySet& policy) {
   std::vector<engine::NodeSupply> nodes;
-  const auto filter = cluster::nodeResourceFilter(policy);
+  const auto filter = inventory::nodeResourceFilter(policy);
   for (const auto& f : nodesFiles) {
     try {
-      for (auto& n : cluster::loadNodesFile(f, filter)) nodes.push_back(std::move(n));
-    } catch (const cluster::NodesFileError& e) {
+      for (auto& n : inventory::loadNodesFile(f, filter)) nodes.push_back(std::move(n));
+    } catch (const inventory::NodesFileError& e) {
       throw InputError(e.what());
     }
   }
   const rapidjson::Document pods = podItems(podsFiles);
   const double now =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  engine::SupplySnapshot raw = cluster::supplyFromLists(std::move(nodes), pods, policy, now);
+  engine::SupplySnapshot raw = inventory::supplyFromLists(std::move(nodes), pods, policy, now);
   return engine::summarizeSupply(std::move(raw.nodes), std::move(raw.pending), policy);
 }
 

@@ -14,8 +14,8 @@
 
 #include "cluster/list_watch.hpp"
 #include "cluster/prometheus_export.hpp"
-#include "cluster/quota_usage.hpp"
-#include "cluster/supply_ledger.hpp"
+#include "inventory/quota_usage.hpp"
+#include "inventory/supply_ledger.hpp"
 
 namespace gpua::cluster {
 
@@ -110,7 +110,7 @@ class ClusterUsageSource::Runner {
     io_.reset();  // destroys suspended coroutines while the clients they use still exist
   }
 
-  std::vector<GeSeconds> geSeconds() {
+  std::vector<inventory::GeSeconds> geSeconds() {
     std::lock_guard lock(mutex_);
     return ledger_.geSeconds();
   }
@@ -170,7 +170,7 @@ class ClusterUsageSource::Runner {
       ledger_.commitPodList();
       supply_.commitPodList();
     };
-    h.applyEvent = [this](EventType type, const rapidjson::Value& pod) {
+    h.applyEvent = [this](inventory::EventType type, const rapidjson::Value& pod) {
       std::lock_guard lock(mutex_);
       ledger_.applyPodEvent(type, pod);
       supply_.applyPodEvent(type, pod);
@@ -192,7 +192,7 @@ class ClusterUsageSource::Runner {
       std::lock_guard lock(mutex_);
       ledger_.commitNamespaceList();
     };
-    h.applyEvent = [this](EventType type, const rapidjson::Value& ns) {
+    h.applyEvent = [this](inventory::EventType type, const rapidjson::Value& ns) {
       std::lock_guard lock(mutex_);
       ledger_.applyNamespaceEvent(type, ns);
     };
@@ -213,7 +213,7 @@ class ClusterUsageSource::Runner {
       std::lock_guard lock(mutex_);
       supply_.commitNodeList();
     };
-    h.applyEvent = [this](EventType type, const rapidjson::Value& node) {
+    h.applyEvent = [this](inventory::EventType type, const rapidjson::Value& node) {
       std::lock_guard lock(mutex_);
       supply_.applyNodeEvent(type, node);
     };
@@ -243,8 +243,8 @@ class ClusterUsageSource::Runner {
   // Queue observations are drained every tick (so they never pile up); gauges follow the
   // published snapshots at most once per supplyPublishInterval.
   void exportQueue() {
-    std::vector<ScheduleWait> waits;
-    std::vector<StartFailure> failures;
+    std::vector<inventory::ScheduleWait> waits;
+    std::vector<inventory::StartFailure> failures;
     std::vector<engine::PendingQueue> pending;
     const auto now = SteadyClock::now();
     const bool gauges = now - lastQueueExport_ >= options_.supplyPublishInterval;
@@ -261,7 +261,8 @@ class ClusterUsageSource::Runner {
     lastQueueExport_ = now;
     prometheus_->exportPending(pending);
     const auto usage = owner_.current();
-    if (usage->available) prometheus_->exportQuotas(quotaFigures(*ledger_.policy(), *usage));
+    if (usage->available)
+      prometheus_->exportQuotas(inventory::quotaFigures(*ledger_.policy(), *usage));
     const auto supply = owner_.currentSupply();
     if (supply->available && supply != exportedSupply_) prometheus_->exportSupply(*supply);
     exportedSupply_ = supply;
@@ -388,8 +389,8 @@ class ClusterUsageSource::Runner {
   ClusterOptions options_;
   PolicyProvider policy_;
   mutable std::mutex mutex_;  // the ledgers and lastError_: read by metrics scrapes
-  Ledger ledger_;
-  SupplyLedger supply_;
+  inventory::Ledger ledger_;
+  inventory::SupplyLedger supply_;
   std::string lastError_;
   ListWatch pods_, namespaces_;
   std::optional<ListWatch> nodes_;
@@ -448,7 +449,7 @@ std::shared_ptr<const engine::SupplySnapshot> ClusterUsageSource::currentSupply(
   return supply_;
 }
 
-std::vector<GeSeconds> ClusterUsageSource::geSeconds() {
+std::vector<inventory::GeSeconds> ClusterUsageSource::geSeconds() {
   return runner_->geSeconds();
 }
 

@@ -22,10 +22,10 @@
 #include <vector>
 
 #include "cluster/api_config.hpp"
-#include "cluster/ledger.hpp"
 #include "cluster/metrics.hpp"
 #include "engine/supply.hpp"
 #include "engine/usage.hpp"
+#include "inventory/ledger.hpp"
 #include "policy/policy_set.hpp"
 #include "telemetry/metrics.hpp"
 
@@ -55,7 +55,7 @@ struct ClusterOptions {
   int watchTimeoutSeconds = 300;                        // server-side end of each watch
   int listPageSize = 500;
 
-  SecondsClock clock;  // for GE-seconds; default steady_clock
+  inventory::SecondsClock clock;  // for GE-seconds; default steady_clock
   LogSink log;         // default: JSON lines on stderr
   // When set, the client's metrics are registered here (telemetry/metric_names.hpp) and
   // GE-seconds are exported every geSecondsExportInterval. Must outlive the source.
@@ -80,7 +80,7 @@ class ClusterUsageSource final : public engine::UsageSource, public engine::Supp
   void stop();  // idempotent; joins the watch thread
 
   const ClusterMetrics& metrics() const { return *metrics_; }
-  std::vector<GeSeconds> geSeconds();  // thread-safe
+  std::vector<inventory::GeSeconds> geSeconds();  // thread-safe
   std::string lastError() const;
 
  private:

@@ -1,6 +1,6 @@
 #include "cluster/file_usage_source.hpp"
 
-#include "cluster/usage_file.hpp"
+#include "inventory/usage_file.hpp"
 
 namespace gpua::cluster {
 
@@ -15,7 +15,8 @@ std::shared_ptr<const policy::PolicySet> policyOf(const PolicyProvider& provider
 
 FileUsageSource::FileUsageSource(std::vector<std::string> paths, PolicyProvider policy)
     : paths_(std::move(paths)), policy_(std::move(policy)), countedWith_(policyOf(policy_)) {
-  snapshot_ = std::make_shared<const engine::UsageSnapshot>(usageFromFiles(paths_, *countedWith_));
+  snapshot_ = std::make_shared<const engine::UsageSnapshot>(
+      inventory::usageFromFiles(paths_, *countedWith_));
 }
 
 std::shared_ptr<const engine::UsageSnapshot> FileUsageSource::current() const {
@@ -24,8 +25,9 @@ std::shared_ptr<const engine::UsageSnapshot> FileUsageSource::current() const {
   if (latest != countedWith_) {
     countedWith_ = latest;  // also on failure: one attempt per policy, not one per request
     try {
-      snapshot_ = std::make_shared<const engine::UsageSnapshot>(usageFromFiles(paths_, *latest));
-    } catch (const UsageFileError&) {
+      snapshot_ =
+          std::make_shared<const engine::UsageSnapshot>(inventory::usageFromFiles(paths_, *latest));
+    } catch (const inventory::UsageFileError&) {
       // The files were good at startup; counting them under the old policy beats none.
     }
   }

@@ -154,9 +154,9 @@ void ListWatch::onLine(std::string_view line) {
   if (type == "ERROR") throwWatchError(*object);
   const auto resourceVersion = json::path(*object, "metadata", "resourceVersion");
   if (type != "BOOKMARK") {
-    const auto kind = type == "ADDED"     ? EventType::Added
-                      : type == "DELETED" ? EventType::Deleted
-                                          : EventType::Modified;
+    const auto kind = type == "ADDED"     ? inventory::EventType::Added
+                      : type == "DELETED" ? inventory::EventType::Deleted
+                                          : inventory::EventType::Modified;
     handlers_.applyEvent(kind, *object);
     ++metrics_.eventsApplied;
     handlers_.changed(false);

@@ -21,8 +21,8 @@
 #include <string_view>
 
 #include "cluster/api_client.hpp"
-#include "cluster/ledger.hpp"
 #include "cluster/metrics.hpp"
+#include "inventory/event_type.hpp"
 
 namespace gpua::cluster {
 
@@ -43,7 +43,7 @@ class ListWatch {
     std::function<void()> beginList;
     std::function<void(const rapidjson::Value& items)> addPage;
     std::function<void()> commitList;
-    std::function<void(EventType, const rapidjson::Value& object)> applyEvent;
+    std::function<void(inventory::EventType, const rapidjson::Value& object)> applyEvent;
     std::function<void(bool listed)> changed;  // after a commit (listed) or an applied event
     std::function<void()> restarted;           // a watch stream ended (for the restart metric)
     std::function<void(const std::string& error)> failed;  // a list or watch failed

@@ -42,7 +42,7 @@ void PrometheusExport::countWatchRestart(const std::string& resource) {
   registry_.counter(telemetry::kWatchRestartsTotal).with({resource}).inc();
 }
 
-void PrometheusExport::exportGeSeconds(const std::vector<GeSeconds>& totals) {
+void PrometheusExport::exportGeSeconds(const std::vector<inventory::GeSeconds>& totals) {
   auto& family = registry_.counter(telemetry::kGpuEquivalentSecondsTotal);
   for (const auto& t : totals) {
     auto& done = exported_[{t.namespaceName, t.className}];
@@ -91,7 +91,7 @@ void PrometheusExport::exportPending(const std::vector<engine::PendingQueue>& qu
   setGauges(registry_.gauge(telemetry::kPendingOldestSeconds), oldest, oldest_);
 }
 
-void PrometheusExport::exportQuotas(const std::vector<QuotaFigure>& figures) {
+void PrometheusExport::exportQuotas(const std::vector<inventory::QuotaFigure>& figures) {
   std::map<LabelPair, double> used, limit;
   for (const auto& f : figures) {
     used[{f.quota, f.scope}] = f.used;
@@ -101,12 +101,12 @@ void PrometheusExport::exportQuotas(const std::vector<QuotaFigure>& figures) {
   setGauges(registry_.gauge(telemetry::kQuotaLimit), limit, quotaLimit_);
 }
 
-void PrometheusExport::observeScheduleWaits(const std::vector<ScheduleWait>& waits) {
+void PrometheusExport::observeScheduleWaits(const std::vector<inventory::ScheduleWait>& waits) {
   auto& family = registry_.histogram(telemetry::kScheduleWaitSeconds, scheduleWaitBuckets());
   for (const auto& w : waits) family.with({w.className}).observe(w.seconds);
 }
 
-void PrometheusExport::countStartFailures(const std::vector<StartFailure>& failures) {
+void PrometheusExport::countStartFailures(const std::vector<inventory::StartFailure>& failures) {
   auto& family = registry_.counter(telemetry::kPodStartFailuresTotal);
   for (const auto& f : failures) family.with({f.className, f.reason}).inc();
 }

@@ -11,11 +11,11 @@
 #include <utility>
 #include <vector>
 
-#include "cluster/ledger.hpp"
 #include "cluster/metrics.hpp"
-#include "cluster/quota_usage.hpp"
-#include "cluster/supply_ledger.hpp"
 #include "engine/supply.hpp"
+#include "inventory/ledger.hpp"
+#include "inventory/quota_usage.hpp"
+#include "inventory/supply_ledger.hpp"
 #include "telemetry/metrics.hpp"
 
 namespace gpua::cluster {
@@ -31,15 +31,15 @@ class PrometheusExport {
   void countWatchRestart(const std::string& resource);  // "pods" | "namespaces" | "nodes"
 
   // Counters only go up: adds what each series gained since the last call.
-  void exportGeSeconds(const std::vector<GeSeconds>& totals);
+  void exportGeSeconds(const std::vector<inventory::GeSeconds>& totals);
 
   // Pool gauges from a summarized snapshot (pools filled). Series that disappeared (a pool
   // renamed, a queue drained) are set to 0, not left stale.
   void exportSupply(const engine::SupplySnapshot& supply);
   void exportPending(const std::vector<engine::PendingQueue>& pending);
-  void exportQuotas(const std::vector<QuotaFigure>& figures);
-  void observeScheduleWaits(const std::vector<ScheduleWait>& waits);
-  void countStartFailures(const std::vector<StartFailure>& failures);
+  void exportQuotas(const std::vector<inventory::QuotaFigure>& figures);
+  void observeScheduleWaits(const std::vector<inventory::ScheduleWait>& waits);
+  void countStartFailures(const std::vector<inventory::StartFailure>& failures);
 
  private:
   telemetry::Registry& registry_;

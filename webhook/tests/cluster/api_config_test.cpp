@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "cluster/api_client.hpp"
-#include "test_support.hpp"
+#include "support/cluster_fixtures.hpp"
 
 namespace gpua::cluster {
 namespace {
@@ -36,7 +36,7 @@ users:
 
 TEST(ApiConfig, KubeconfigCurrentContextWithRelativeFiles) {
   TempDir dir;
-  std::filesystem::create_directories(dir.path() + "/certs");
+  std::filesystem::create_directories(dir.file("certs"));
   dir.write("certs/ca.crt", "CA FILE");
   dir.write("token", "tok-1\n");
   const auto path = dir.write("config", kKubeconfig);
@@ -44,7 +44,7 @@ TEST(ApiConfig, KubeconfigCurrentContextWithRelativeFiles) {
   EXPECT_EQ(c.host, "10.0.0.1");
   EXPECT_EQ(c.port, "6443");
   EXPECT_EQ(c.caPem, "CA FILE");
-  EXPECT_EQ(c.tokenFile, dir.path() + "/token");
+  EXPECT_EQ(c.tokenFile, dir.file("token"));
   EXPECT_EQ(currentToken(c), "tok-1");
   dir.write("token", "tok-2");  // rotated
   EXPECT_EQ(currentToken(c), "tok-2");
@@ -63,7 +63,7 @@ TEST(ApiConfig, NamedContextInlineDataAndIpv6) {
 
 TEST(ApiConfig, ClearErrors) {
   TempDir dir;
-  std::filesystem::create_directories(dir.path() + "/certs");
+  std::filesystem::create_directories(dir.file("certs"));
   dir.write("certs/ca.crt", "CA FILE");
   const auto path = dir.write("config", kKubeconfig);
   auto message = [](auto f) {
@@ -78,8 +78,8 @@ TEST(ApiConfig, ClearErrors) {
             path + ": contexts has no entry named \"staging\"");
   EXPECT_EQ(message([&] { loadKubeconfig(path, "broken"); }),
             path + ": clusters has no entry named \"nowhere\"");
-  EXPECT_EQ(message([&] { loadKubeconfig(dir.path() + "/nope"); }),
-            "cannot read kubeconfig " + dir.path() + "/nope");
+  EXPECT_EQ(message([&] { loadKubeconfig(dir.file("nope")); }),
+            "cannot read kubeconfig " + dir.file("nope"));
   EXPECT_NE(message([&] { loadKubeconfig(dir.write("bad", "a: [")); }).find(": invalid kubeconfig"),
             std::string::npos);
   std::string plugin = kKubeconfig;
@@ -106,8 +106,8 @@ TEST(ApiConfig, InClusterServiceAccount) {
   EXPECT_EQ(c.caPem, "SA CA");
   EXPECT_EQ(currentToken(c), "sa-token");
   EXPECT_THROW(loadInClusterConfig(dir.path(), {{"UNRELATED", "x"}}), ClusterConfigError);
-  EXPECT_THROW(loadInClusterConfig(dir.path() + "/missing", {{"KUBERNETES_SERVICE_HOST", "h"},
-                                                             {"KUBERNETES_SERVICE_PORT", "1"}}),
+  EXPECT_THROW(loadInClusterConfig(dir.file("missing"), {{"KUBERNETES_SERVICE_HOST", "h"},
+                                                         {"KUBERNETES_SERVICE_PORT", "1"}}),
                ClusterConfigError);
 }
 

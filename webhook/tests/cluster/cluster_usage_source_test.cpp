@@ -10,8 +10,8 @@
 #include <regex>
 
 #include "engine/decide.hpp"
-#include "fake_api_server.hpp"
-#include "test_support.hpp"
+#include "support/cluster_fixtures.hpp"
+#include "support/fake_api_server.hpp"
 
 namespace gpua::cluster {
 namespace {
@@ -388,7 +388,7 @@ clusters: [{name: x, cluster: {server: "https://127.0.0.1:1"}}]
 
 TEST_F(ClusterSourceTest, MissingKubeconfigFailsAtStart) {
   ClusterOptions o;
-  o.kubeconfig = dir.path() + "/nothing";
+  o.kubeconfig = dir.file("nothing");
   EXPECT_THROW(startClusterUsageSource(o, [this] { return policy; }), ClusterConfigError);
 }
 

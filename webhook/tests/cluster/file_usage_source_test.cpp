@@ -7,8 +7,8 @@
 #include <filesystem>
 #include <regex>
 
-#include "cluster/usage_file.hpp"
-#include "test_support.hpp"
+#include "inventory/usage_file.hpp"
+#include "support/cluster_fixtures.hpp"
 
 namespace gpua::cluster {
 namespace {
@@ -65,11 +65,11 @@ TEST_F(FileUsageSourceTest, KeepsTheLastSnapshotWhenTheFilesVanishLater) {
 }
 
 TEST_F(FileUsageSourceTest, AnUnreadableFileIsAnErrorNamingIt) {
-  const auto missing = dir.path() + "/nope.json";
+  const auto missing = dir.file("nope.json");
   try {
     FileUsageSource source({missing}, provider);
     FAIL() << "expected UsageFileError";
-  } catch (const UsageFileError& e) {
+  } catch (const inventory::UsageFileError& e) {
     EXPECT_NE(std::string(e.what()).find(missing), std::string::npos) << e.what();
   }
 }

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "e2e_fixture.hpp"
-#include "fake_api_server.hpp"
+#include "support/fake_api_server.hpp"
 
 namespace gpua::testing {
 
@@ -16,11 +16,11 @@ class FakeClusterE2eTest : public E2eTest {
   std::string kubeconfig() {
     writeFile(work_.path() / "kube" / "ca.crt", api_.caPem());
     const auto path = work_.path() / "kube" / "config";
-    writeFile(path, cluster::testing::fakeKubeconfigYaml(api_.port(), "{token: e2e-token}"));
+    writeFile(path, gpua::testing::fakeKubeconfigYaml(api_.port(), "{token: e2e-token}"));
     return path.string();
   }
 
-  cluster::testing::FakeApiServer api_;
+  gpua::testing::FakeApiServer api_;
 };
 
 }  // namespace gpua::testing

@@ -19,6 +19,7 @@
 
 #include "engine/json_patch_apply.hpp"
 #include "server_process.hpp"
+#include "support/eventually.hpp"
 #include "support/temp_dir.hpp"
 #include "support/tls_test_client.hpp"
 
@@ -123,18 +124,6 @@ inline engine::Patch toPatch(const rapidjson::Value& ops) {
 inline bool allowed(const ClientResponse& res) {
   const auto d = parseJson(res.body);
   return d.IsObject() && d.HasMember("response") && d["response"]["allowed"].GetBool();
-}
-
-// Polls `pred` until it holds or `timeout` passes (reloads, watches and metrics settle on the
-// server's own schedule), then gives it one last try.
-template <class Pred>
-bool eventually(Pred pred, std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
-  const auto deadline = std::chrono::steady_clock::now() + timeout;
-  while (std::chrono::steady_clock::now() < deadline) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(25));
-  }
-  return pred();
 }
 
 class E2eTest : public ::testing::Test {

@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "support/eventually.hpp"
 #include "telemetry/metrics.hpp"
 
 namespace gpua::telemetry {

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <thread>
 
+#include "support/eventually.hpp"
 #include "telemetry/json_logger.hpp"
 #include "telemetry/json_text.hpp"
 #include "telemetry/metrics.hpp"
@@ -167,14 +168,7 @@ std::size_t countLines(const std::string& s) {
   return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
 }
 
-template <class Pred>
-bool eventually(Pred pred) {
-  for (int i = 0; i < 400; ++i) {
-    if (pred()) return true;
-    std::this_thread::sleep_for(milliseconds(5));
-  }
-  return pred();
-}
+using gpua::testing::eventually;
 
 TEST(JsonLoggerAsync, QueuesInfoLinesUntilSizeFlushOrDestructionAndLosesNone) {
   std::FILE* f = std::tmpfile();

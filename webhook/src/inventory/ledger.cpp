@@ -1,0 +1,238 @@
+#include "inventory/ledger.hpp"
+
+#include <utility>
+
+#include "engine/gpu_usage.hpp"
+#include "kube/json.hpp"
+
+namespace gpua::inventory {
+
+namespace json = kube::json;
+
+namespace {
+
+uint64_t groupKey(uint32_t ns, uint32_t cls) {
+  return (uint64_t{ns} << 32) | cls;
+}
+
+std::string_view namespaceOf(const rapidjson::Value& pod) {
+  auto ns = json::path(pod, "metadata", "namespace");
+  return ns.empty() ? std::string_view("default") : ns;
+}
+
+}  // namespace
+
+std::string podKeyOf(const rapidjson::Value& pod) {
+  auto uid = json::path(pod, "metadata", "uid");
+  if (!uid.empty()) return std::string(uid);
+  // Files made from templates carry no uid: namespace/name is unique enough there.
+  auto ns = json::path(pod, "metadata", "namespace");
+  auto name = json::path(pod, "metadata", "name");
+  if (name.empty()) name = json::path(pod, "metadata", "generateName");
+  return std::string(ns.empty() ? "default" : ns) + "/" + std::string(name);
+}
+
+bool isPodObject(const rapidjson::Value& object) {
+  const auto kind = json::string(json::member(object, "kind"));
+  return object.IsObject() && (kind.empty() || kind == "Pod");
+}
+
+bool podHoldsResources(const rapidjson::Value& pod) {
+  const auto* deletion = json::member(json::member(pod, "metadata"), "deletionTimestamp");
+  if (deletion != nullptr && !deletion->IsNull()) return false;
+  auto phase = json::path(pod, "status", "phase");
+  return phase != "Succeeded" && phase != "Failed";
+}
+
+Ledger::Ledger(std::shared_ptr<const policy::PolicySet> policy, SecondsClock now)
+    : policy_(std::move(policy)), now_(std::move(now)) {}
+
+uint32_t Ledger::intern(std::string_view s) {
+  auto it = ids_.find(std::string(s));
+  if (it != ids_.end()) return it->second;
+  const auto id = static_cast<uint32_t>(strings_.size());
+  strings_.emplace_back(s);
+  ids_.emplace(strings_.back(), id);
+  return id;
+}
+
+std::optional<Ledger::PodRecord> Ledger::recordOf(const rapidjson::Value& pod) {
+  if (!pod.IsObject() || !podHoldsResources(pod)) return std::nullopt;
+  const auto usage = engine::podGpuUsage(pod, *policy_);
+  PodRecord r{intern(namespaceOf(pod)), intern(usage.className), {}};
+  for (const auto& [resource, count] : usage.units)
+    if (count > 0) r.units.push_back({intern(resource), count});
+  if (r.units.empty()) return std::nullopt;
+  return r;
+}
+
+Ledger::Group& Ledger::group(uint32_t ns, uint32_t cls) {
+  auto [it, inserted] = groups_.try_emplace(groupKey(ns, cls));
+  if (inserted) it->second.since = now();
+  return it->second;
+}
+
+void Ledger::settle(Group& g, double t) const {
+  if (t > g.since) g.geSeconds += g.gpuEquivalents * (t - g.since);
+  g.since = t;
+}
+
+void Ledger::addToGroup(const PodRecord& r, int sign) {
+  auto& g = group(r.ns, r.cls);
+  settle(g, now());
+  for (const auto& u : r.units) {
+    auto& count = g.units[u.resource];
+    count += sign * u.count;
+    if (count == 0) g.units.erase(u.resource);
+  }
+  // Recomputed from integer units, so adding and removing 1/7s never drifts.
+  g.gpuEquivalents = 0;
+  for (const auto& [resource, count] : g.units)
+    g.gpuEquivalents += engine::gpuEquivalentsOf(strings_[resource], count, *policy_);
+}
+
+void Ledger::setPolicy(std::shared_ptr<const policy::PolicySet> policy) {
+  policy_ = std::move(policy);
+  const double t = now();
+  for (auto& [key, g] : groups_) {
+    settle(g, t);
+    g.gpuEquivalents = 0;
+    for (const auto& [resource, count] : g.units)
+      g.gpuEquivalents += engine::gpuEquivalentsOf(strings_[resource], count, *policy_);
+  }
+}
+
+void Ledger::upsertPod(const rapidjson::Value& pod) {
+  const auto key = podKeyOf(pod);
+  removePod(key);
+  if (auto r = recordOf(pod)) {
+    addToGroup(*r, +1);
+    pods_.emplace(key, std::move(*r));
+  }
+}
+
+void Ledger::removePod(const std::string& key) {
+  auto it = pods_.find(key);
+  if (it == pods_.end()) return;
+  addToGroup(it->second, -1);
+  pods_.erase(it);
+}
+
+void Ledger::applyPodList(const rapidjson::Value& items) {
+  beginPodList();
+  addPodPage(items);
+  commitPodList();
+}
+
+void Ledger::beginPodList() {
+  stagedPods_.clear();
+  stagingPods_ = true;
+}
+
+void Ledger::addPodPage(const rapidjson::Value& items) {
+  if (!items.IsArray()) return;
+  for (const auto& pod : items.GetArray()) {
+    if (!isPodObject(pod)) continue;
+    // A key listed twice: the last item wins, as a later event would.
+    auto key = podKeyOf(pod);
+    if (auto r = recordOf(pod))
+      stagedPods_.insert_or_assign(std::move(key), std::move(*r));
+    else
+      stagedPods_.erase(key);
+  }
+}
+
+void Ledger::commitPodList() {
+  if (!stagingPods_) return;
+  stagingPods_ = false;
+  // Groups survive with empty units so their GE-seconds counters never go backwards.
+  const double t = now();
+  for (auto& [key, g] : groups_) {
+    settle(g, t);
+    g.units.clear();
+    g.gpuEquivalents = 0;
+  }
+  pods_ = std::move(stagedPods_);
+  stagedPods_.clear();
+  for (const auto& [key, r] : pods_) addToGroup(r, +1);
+}
+
+void Ledger::applyPodEvent(EventType type, const rapidjson::Value& pod) {
+  if (!isPodObject(pod)) return;
+  if (type == EventType::Deleted)
+    removePod(podKeyOf(pod));
+  else
+    upsertPod(pod);
+}
+
+void Ledger::upsertNamespace(const rapidjson::Value& ns) {
+  auto name = json::path(ns, "metadata", "name");
+  if (name.empty()) return;
+  auto& target = stagingNamespaces_ ? stagedNamespaces_ : namespaceLabels_;
+  target.insert_or_assign(std::string(name), json::labelsOf(ns));
+}
+
+void Ledger::applyNamespaceList(const rapidjson::Value& items) {
+  beginNamespaceList();
+  addNamespacePage(items);
+  commitNamespaceList();
+}
+
+void Ledger::beginNamespaceList() {
+  stagedNamespaces_.clear();
+  stagingNamespaces_ = true;
+}
+
+void Ledger::addNamespacePage(const rapidjson::Value& items) {
+  if (!items.IsArray()) return;
+  for (const auto& ns : items.GetArray()) upsertNamespace(ns);
+}
+
+void Ledger::commitNamespaceList() {
+  if (!stagingNamespaces_) return;
+  stagingNamespaces_ = false;
+  namespaceLabels_ = std::move(stagedNamespaces_);
+  stagedNamespaces_.clear();
+}
+
+void Ledger::applyNamespaceEvent(EventType type, const rapidjson::Value& ns) {
+  auto name = json::path(ns, "metadata", "name");
+  if (name.empty()) return;
+  if (type == EventType::Deleted) {
+    auto it = namespaceLabels_.find(name);
+    if (it != namespaceLabels_.end()) namespaceLabels_.erase(it);
+    return;
+  }
+  namespaceLabels_.insert_or_assign(std::string(name), json::labelsOf(ns));
+}
+
+std::shared_ptr<const engine::UsageSnapshot> Ledger::snapshot(bool available,
+                                                              std::string reason) const {
+  auto s = std::make_shared<engine::UsageSnapshot>();
+  s->available = available;
+  s->unavailableReason = std::move(reason);
+  s->namespaceLabels = namespaceLabels_;
+  for (const auto& [key, g] : groups_) {
+    if (g.units.empty()) continue;
+    auto& ns = s->namespaces[strings_[key >> 32]];
+    const auto& cls = strings_[static_cast<uint32_t>(key)];
+    ns.gpuEquivalents += g.gpuEquivalents;
+    if (!cls.empty()) ns.byClass[cls] += g.gpuEquivalents;
+    for (const auto& [resource, count] : g.units) ns.byResource[strings_[resource]] += count;
+  }
+  return s;
+}
+
+std::vector<GeSeconds> Ledger::geSeconds() {
+  const double t = now();
+  std::vector<GeSeconds> out;
+  out.reserve(groups_.size());
+  for (auto& [key, g] : groups_) {
+    settle(g, t);
+    out.push_back(
+        {strings_[key >> 32], strings_[static_cast<uint32_t>(key)], g.gpuEquivalents, g.geSeconds});
+  }
+  return out;
+}
+
+}  // namespace gpua::inventory

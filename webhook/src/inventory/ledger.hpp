@@ -1,0 +1,122 @@
+// The usage ledger: which pods hold or wait for GPUs, per namespace and class, plus namespace
+// labels. Fed by the watch client (or a pods.json file), read as immutable UsageSnapshots.
+//
+// Not thread-safe: one owner applies lists and events; readers get snapshots.
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/usage.hpp"
+#include "inventory/event_type.hpp"
+#include "policy/policy_set.hpp"
+
+namespace gpua::inventory {
+
+// Seconds on a monotonic clock; injected so GE-seconds are deterministic in tests.
+using SecondsClock = std::function<double()>;
+
+// Accumulated GPU-equivalent-seconds of one namespace and class ("" = unclassified).
+struct GeSeconds {
+  std::string namespaceName;
+  std::string className;
+  double gpuEquivalents = 0;  // held right now
+  double seconds = 0;         // GE x seconds since the ledger first saw them
+};
+
+class Ledger {
+ public:
+  explicit Ledger(std::shared_ptr<const policy::PolicySet> policy, SecondsClock now = {});
+
+  // A new policy: GPU-equivalents per unit follow it immediately. Classes of pods already in the
+  // ledger were computed under the old policy; the caller re-lists to reclassify them.
+  void setPolicy(std::shared_ptr<const policy::PolicySet> policy);
+  const std::shared_ptr<const policy::PolicySet>& policy() const { return policy_; }
+
+  // A full list replaces everything known of that kind. Paginated lists stage pages and swap
+  // on commit, so a half-read list never shows. Only pods count (isPodObject), in lists and
+  // events; a key listed twice counts once, as its last item says.
+  void applyPodList(const rapidjson::Value& items);
+  void beginPodList();
+  void addPodPage(const rapidjson::Value& items);
+  void commitPodList();
+  void applyPodEvent(EventType type, const rapidjson::Value& pod);
+
+  void applyNamespaceList(const rapidjson::Value& items);
+  void beginNamespaceList();
+  void addNamespacePage(const rapidjson::Value& items);
+  void commitNamespaceList();
+  void applyNamespaceEvent(EventType type, const rapidjson::Value& ns);
+
+  // The current usage as an immutable snapshot.
+  std::shared_ptr<const engine::UsageSnapshot> snapshot(bool available,
+                                                        std::string unavailableReason) const;
+
+  // GE-seconds per namespace and class, accumulated up to now().
+  std::vector<GeSeconds> geSeconds();
+
+  std::size_t podCount() const { return pods_.size(); }
+  std::size_t namespaceCount() const { return namespaceLabels_.size(); }
+
+ private:
+  struct Unit {
+    uint32_t resource;
+    int64_t count;
+  };
+  struct PodRecord {
+    uint32_t ns;
+    uint32_t cls;
+    std::vector<Unit> units;
+  };
+  // All pods of one namespace and class: units in use and the GE-seconds integral.
+  struct Group {
+    std::unordered_map<uint32_t, int64_t> units;  // resource id -> units
+    double gpuEquivalents = 0;
+    double geSeconds = 0;
+    double since = 0;  // time geSeconds was last brought up to date
+  };
+
+  uint32_t intern(std::string_view s);
+  std::optional<PodRecord> recordOf(const rapidjson::Value& pod);
+  void upsertPod(const rapidjson::Value& pod);
+  void removePod(const std::string& key);
+  void addToGroup(const PodRecord& r, int sign);
+  Group& group(uint32_t ns, uint32_t cls);
+  void settle(Group& g, double now) const;
+  double now() const { return now_ ? now_() : 0.0; }
+  void upsertNamespace(const rapidjson::Value& ns);
+
+  std::shared_ptr<const policy::PolicySet> policy_;
+  SecondsClock now_;
+  std::vector<std::string> strings_;  // interned namespace, class and resource names
+  std::unordered_map<std::string, uint32_t> ids_;
+  std::unordered_map<std::string, PodRecord> pods_;  // by uid (or namespace/name without uid)
+  std::unordered_map<uint64_t, Group> groups_;       // (ns << 32 | class) -> group
+  std::map<std::string, kube::Labels, std::less<>> namespaceLabels_;
+  // Staging areas of paginated lists.
+  std::unordered_map<std::string, PodRecord> stagedPods_;
+  std::map<std::string, kube::Labels, std::less<>> stagedNamespaces_;
+  bool stagingPods_ = false;
+  bool stagingNamespaces_ = false;
+};
+
+// The key the ledgers file a pod under: metadata.uid, or namespace/name for files without uids.
+std::string podKeyOf(const rapidjson::Value& pod);
+
+// What both ledgers take for a pod: an object whose kind is Pod or unset (items of a PodList
+// carry none). Anything else (a Namespace in a mixed List) is not counted.
+bool isPodObject(const rapidjson::Value& object);
+
+// A pod holds or waits for its GPUs: not Succeeded/Failed and not being deleted.
+bool podHoldsResources(const rapidjson::Value& pod);
+
+}  // namespace gpua::inventory
