@@ -12,9 +12,10 @@
 #include <cstdio>
 #include <optional>
 
+#include "cluster/inventory_export.hpp"
 #include "cluster/list_watch.hpp"
 #include "cluster/prometheus_export.hpp"
-#include "inventory/quota_usage.hpp"
+#include "cluster/snapshot_publication.hpp"
 #include "inventory/supply_ledger.hpp"
 
 namespace gpua::cluster {
@@ -81,14 +82,21 @@ class ClusterUsageSource::Runner {
         policy_(std::move(policy)),
         ledger_(currentPolicy(), options_.clock),
         supply_(ledger_.policy()),
-        pods_("pods", api, listWatchOptions(options_), *owner_.metrics_, podHandlers()),
+        // One registration per watched resource: its sinks, and the snapshots it feeds.
+        pods_("pods", api, listWatchOptions(options_), *owner_.metrics_,
+              handlers("pods", {ledger_.podSink(), supply_.podSink()}, true, true)),
         namespaces_("namespaces", api, listWatchOptions(options_), *owner_.metrics_,
-                    namespaceHandlers()) {
+                    handlers("namespaces", {ledger_.namespaceSink()}, true, false)) {
     if (!options_.log) options_.log = stderrLog;
     if (options_.watchNodes)
-      nodes_.emplace("nodes", api, listWatchOptions(options_), *owner_.metrics_, nodeHandlers());
-    if (options_.registry != nullptr)
+      nodes_.emplace("nodes", api, listWatchOptions(options_), *owner_.metrics_,
+                     handlers("nodes", {supply_.nodeSink()}, false, true));
+    if (options_.registry != nullptr) {
       prometheus_ = std::make_unique<PrometheusExport>(*options_.registry, owner_.metrics_);
+      export_ = std::make_unique<InventoryExport>(*prometheus_, readings(),
+                                                  options_.geSecondsExportInterval,
+                                                  options_.supplyPublishInterval);
+    }
     if (api.insecureSkipVerify)
       options_.log("warn", "TLS verification of the Kubernetes API is disabled by " + api.origin);
   }
@@ -132,12 +140,30 @@ class ClusterUsageSource::Runner {
     return p ? p : std::make_shared<const policy::PolicySet>();
   }
 
-  // Handlers common to every resource; `dirty` says which snapshots the change touches.
-  ListWatch::Handlers handlers(std::string resource, bool usage, bool supply) {
+  // What the list/watch loop of one resource does: feed every sink of that resource under the
+  // ledger lock, and mark the snapshots the change touches (`usage`, `supply`) for publishing.
+  ListWatch::Handlers handlers(std::string resource, std::vector<inventory::ListSink> sinks,
+                               bool usage, bool supply) {
     ListWatch::Handlers h;
+    h.beginList = [this, sinks] {
+      std::lock_guard lock(mutex_);
+      for (const auto& sink : sinks) sink.beginList();
+    };
+    h.addPage = [this, sinks](const rapidjson::Value& items) {
+      std::lock_guard lock(mutex_);
+      for (const auto& sink : sinks) sink.addPage(items);
+    };
+    h.commitList = [this, sinks] {
+      std::lock_guard lock(mutex_);
+      for (const auto& sink : sinks) sink.commitList();
+    };
+    h.applyEvent = [this, sinks](inventory::EventType type, const rapidjson::Value& object) {
+      std::lock_guard lock(mutex_);
+      for (const auto& sink : sinks) sink.applyEvent(type, object);
+    };
     h.changed = [this, usage, supply](bool listed) {
-      usageDirty_ = usageDirty_ || usage;
-      supplyDirty_ = supplyDirty_ || supply;
+      if (usage) usagePublication_.markDirty();
+      if (supply) supplyPublication_.markDirty();
       if (listed) publish(true);  // the first sync should not wait for the next tick
     };
     h.restarted = [this, resource] {
@@ -153,73 +179,6 @@ class ClusterUsageSource::Runner {
     return h;
   }
 
-  ListWatch::Handlers podHandlers() {
-    auto h = handlers("pods", true, true);
-    h.beginList = [this] {
-      std::lock_guard lock(mutex_);
-      ledger_.beginPodList();
-      supply_.beginPodList();
-    };
-    h.addPage = [this](const rapidjson::Value& items) {
-      std::lock_guard lock(mutex_);
-      ledger_.addPodPage(items);
-      supply_.addPodPage(items);
-    };
-    h.commitList = [this] {
-      std::lock_guard lock(mutex_);
-      ledger_.commitPodList();
-      supply_.commitPodList();
-    };
-    h.applyEvent = [this](inventory::EventType type, const rapidjson::Value& pod) {
-      std::lock_guard lock(mutex_);
-      ledger_.applyPodEvent(type, pod);
-      supply_.applyPodEvent(type, pod);
-    };
-    return h;
-  }
-
-  ListWatch::Handlers namespaceHandlers() {
-    auto h = handlers("namespaces", true, false);
-    h.beginList = [this] {
-      std::lock_guard lock(mutex_);
-      ledger_.beginNamespaceList();
-    };
-    h.addPage = [this](const rapidjson::Value& items) {
-      std::lock_guard lock(mutex_);
-      ledger_.addNamespacePage(items);
-    };
-    h.commitList = [this] {
-      std::lock_guard lock(mutex_);
-      ledger_.commitNamespaceList();
-    };
-    h.applyEvent = [this](inventory::EventType type, const rapidjson::Value& ns) {
-      std::lock_guard lock(mutex_);
-      ledger_.applyNamespaceEvent(type, ns);
-    };
-    return h;
-  }
-
-  ListWatch::Handlers nodeHandlers() {
-    auto h = handlers("nodes", false, true);
-    h.beginList = [this] {
-      std::lock_guard lock(mutex_);
-      supply_.beginNodeList();
-    };
-    h.addPage = [this](const rapidjson::Value& items) {
-      std::lock_guard lock(mutex_);
-      supply_.addNodePage(items);
-    };
-    h.commitList = [this] {
-      std::lock_guard lock(mutex_);
-      supply_.commitNodeList();
-    };
-    h.applyEvent = [this](inventory::EventType type, const rapidjson::Value& node) {
-      std::lock_guard lock(mutex_);
-      supply_.applyNodeEvent(type, node);
-    };
-    return h;
-  }
-
   asio::awaitable<void> tick() {
     asio::steady_timer timer(co_await asio::this_coro::executor);
     while (!stopping_) {
@@ -227,45 +186,30 @@ class ClusterUsageSource::Runner {
       co_await timer.async_wait(use_awaitable);
       followPolicy();
       publish(false);
-      exportGeSeconds();
-      exportQueue();
+      exportInventory();
     }
   }
 
-  void exportGeSeconds() {
-    if (!prometheus_) return;
-    const auto now = SteadyClock::now();
-    if (now - lastGeExport_ < options_.geSecondsExportInterval) return;
-    lastGeExport_ = now;
-    prometheus_->exportGeSeconds(geSeconds());
-  }
-
-  // Queue observations are drained every tick (so they never pile up); gauges follow the
-  // published snapshots at most once per supplyPublishInterval.
-  void exportQueue() {
+  // Queue events are drained every tick, observed or not, so they never pile up.
+  void exportInventory() {
     std::vector<inventory::ScheduleWait> waits;
     std::vector<inventory::StartFailure> failures;
-    std::vector<engine::PendingQueue> pending;
-    const auto now = SteadyClock::now();
-    const bool gauges = now - lastQueueExport_ >= options_.supplyPublishInterval;
     {
       std::lock_guard lock(mutex_);
       waits = supply_.takeScheduleWaits();
       failures = supply_.takeStartFailures();
-      if (gauges && prometheus_) pending = supply_.pending(unixSeconds());
     }
-    if (!prometheus_) return;
-    prometheus_->observeScheduleWaits(waits);
-    prometheus_->countStartFailures(failures);
-    if (!gauges) return;
-    lastQueueExport_ = now;
-    prometheus_->exportPending(pending);
-    const auto usage = owner_.current();
-    if (usage->available)
-      prometheus_->exportQuotas(inventory::quotaFigures(*ledger_.policy(), *usage));
-    const auto supply = owner_.currentSupply();
-    if (supply->available && supply != exportedSupply_) prometheus_->exportSupply(*supply);
-    exportedSupply_ = supply;
+    if (export_) export_->onTick(SteadyClock::now(), waits, failures);
+  }
+
+  InventoryReadings readings() {
+    return {[this] { return geSeconds(); },
+            [this] {
+              std::lock_guard lock(mutex_);
+              return supply_.pending(unixSeconds());
+            },
+            [this] { return owner_.current(); }, [this] { return owner_.currentSupply(); },
+            [this] { return ledger_.policy(); }};
   }
 
   // A new policy revision may classify pods differently: re-list them under it. Nodes are
@@ -277,7 +221,8 @@ class ClusterUsageSource::Runner {
     const bool reclassify = latest->revision != ledger_.policy()->revision;
     ledger_.setPolicy(latest);
     const bool nodeResourcesChanged = supply_.setPolicy(latest);
-    usageDirty_ = supplyDirty_ = true;
+    usagePublication_.markDirty();
+    supplyPublication_.markDirty();
     if (reclassify) pods_.requestRelist();
     if (nodeResourcesChanged && nodes_) nodes_->requestRelist();
   }
@@ -288,77 +233,58 @@ class ClusterUsageSource::Runner {
   }
 
   void publishUsage() {
-    auto [available, reason] = usageAvailability();
-    if (!usageDirty_ && published_ && available == publishedAvailable_ &&
-        reason == publishedReason_)
-      return;
+    auto a = availability({&pods_, &namespaces_});
+    const auto now = SteadyClock::now();
+    if (!usagePublication_.due(a, now)) return;
     std::shared_ptr<const engine::UsageSnapshot> snapshot;
     {
       std::lock_guard lock(mutex_);
-      snapshot = ledger_.snapshot(available, reason);
+      snapshot = ledger_.snapshot(a.available, a.reason);
       owner_.metrics_->ledgerPods = ledger_.podCount();
       owner_.metrics_->ledgerNamespaces = ledger_.namespaceCount();
     }
-    {
-      std::lock_guard lock(owner_.snapshotMutex_);
-      owner_.snapshot_ = std::move(snapshot);
-    }
-    if (available != publishedAvailable_ || !published_)
-      options_.log(available ? "info" : "warn", available
-                                                    ? "GPU usage from the Kubernetes API is live"
-                                                    : "quota checks have no live usage: " + reason);
-    owner_.metrics_->available = available;
+    owner_.metrics_->available = a.available;
     if (pods_.synced() && namespaces_.synced()) owner_.metrics_->synced = true;
-    usageDirty_ = false;
-    published_ = true;
-    publishedAvailable_ = available;
-    publishedReason_ = reason;
+    log(usagePublication_.publish(std::move(snapshot), owner_.snapshot_, owner_.snapshotMutex_,
+                                  std::move(a), now, "GPU usage from the Kubernetes API is live",
+                                  "quota checks have no live usage: "));
   }
 
   // Supply copies every node, so it is published at most once per supplyPublishInterval,
   // except right after a list completed.
   void publishSupply(bool listed) {
     if (!nodes_) return;
-    auto [available, reason] = supplyAvailability();
-    const bool availabilityChanged =
-        !supplyPublished_ || available != supplyAvailable_ || reason != supplyReason_;
+    auto a = availability({&*nodes_, &pods_});
     const auto now = SteadyClock::now();
-    if (!availabilityChanged &&
-        (!supplyDirty_ || (!listed && now - lastSupplyPublish_ < options_.supplyPublishInterval)))
-      return;
-    std::shared_ptr<const engine::SupplySnapshot> snapshot;
-    if (!available) {
-      snapshot = unavailableSupply(reason);
-    } else {
-      std::vector<engine::NodeSupply> nodes;
-      std::vector<engine::PendingQueue> pending;
-      {
-        std::lock_guard lock(mutex_);
-        nodes = supply_.nodes();
-        pending = supply_.pending(unixSeconds());
-        owner_.metrics_->ledgerNodes = supply_.nodeCount();
-      }
-      // Folded per pool here, once per publish, so no request ever walks the nodes.
-      snapshot = std::make_shared<const engine::SupplySnapshot>(
-          engine::summarizeSupply(std::move(nodes), std::move(pending), *ledger_.policy()));
-    }
-    {
-      std::lock_guard lock(owner_.snapshotMutex_);
-      owner_.supply_ = std::move(snapshot);
-    }
-    if (availabilityChanged)
-      options_.log(available ? "info" : "warn",
-                   available ? "GPU supply from the Kubernetes API is live"
-                             : "capacity checks have no live supply: " + reason);
-    if (available) owner_.metrics_->supplySynced = true;
-    supplyDirty_ = false;
-    supplyPublished_ = true;
-    supplyAvailable_ = available;
-    supplyReason_ = reason;
-    lastSupplyPublish_ = now;
+    const auto interval = listed ? SteadyClock::duration::zero()
+                                 : SteadyClock::duration(options_.supplyPublishInterval);
+    if (!supplyPublication_.due(a, now, interval)) return;
+    auto snapshot = a.available ? summarizedSupply() : unavailableSupply(a.reason);
+    if (a.available) owner_.metrics_->supplySynced = true;
+    log(supplyPublication_.publish(std::move(snapshot), owner_.supply_, owner_.snapshotMutex_,
+                                   std::move(a), now, "GPU supply from the Kubernetes API is live",
+                                   "capacity checks have no live supply: "));
   }
 
-  std::pair<bool, std::string> availability(std::initializer_list<const ListWatch*> ws) const {
+  std::shared_ptr<const engine::SupplySnapshot> summarizedSupply() {
+    std::vector<engine::NodeSupply> nodes;
+    std::vector<engine::PendingQueue> pending;
+    {
+      std::lock_guard lock(mutex_);
+      nodes = supply_.nodes();
+      pending = supply_.pending(unixSeconds());
+      owner_.metrics_->ledgerNodes = supply_.nodeCount();
+    }
+    // Folded per pool here, once per publish, so no request ever walks the nodes.
+    return std::make_shared<const engine::SupplySnapshot>(
+        engine::summarizeSupply(std::move(nodes), std::move(pending), *ledger_.policy()));
+  }
+
+  void log(const std::pair<std::string_view, std::string>& line) {
+    if (!line.second.empty()) options_.log(line.first, line.second);
+  }
+
+  Availability availability(std::initializer_list<const ListWatch*> ws) const {
     // Not synced: name the error of a failing watch, else the list still in progress.
     const ListWatch* unsynced = nullptr;
     for (const ListWatch* w : ws)
@@ -377,14 +303,6 @@ class ClusterUsageSource::Runner {
     return {true, ""};
   }
 
-  std::pair<bool, std::string> usageAvailability() const {
-    return availability({&pods_, &namespaces_});
-  }
-
-  std::pair<bool, std::string> supplyAvailability() const {
-    return availability({&*nodes_, &pods_});
-  }
-
   ClusterUsageSource& owner_;
   ClusterOptions options_;
   PolicyProvider policy_;
@@ -394,19 +312,10 @@ class ClusterUsageSource::Runner {
   std::string lastError_;
   ListWatch pods_, namespaces_;
   std::optional<ListWatch> nodes_;
-  bool usageDirty_ = true;
-  bool published_ = false;
-  bool publishedAvailable_ = false;
-  std::string publishedReason_;
-  bool supplyDirty_ = true;
-  bool supplyPublished_ = false;
-  bool supplyAvailable_ = false;
-  std::string supplyReason_;
-  SteadyClock::time_point lastSupplyPublish_{};
+  Publication usagePublication_;
+  Publication supplyPublication_;
   std::unique_ptr<PrometheusExport> prometheus_;
-  SteadyClock::time_point lastGeExport_{};
-  SteadyClock::time_point lastQueueExport_{};
-  std::shared_ptr<const engine::SupplySnapshot> exportedSupply_;
+  std::unique_ptr<InventoryExport> export_;  // observes the ledgers for prometheus_
   std::atomic<bool> stopping_{false};
   std::unique_ptr<asio::io_context> io_;
   std::thread thread_;

@@ -107,15 +107,16 @@ void Ledger::upsertPod(const rapidjson::Value& pod) {
   removePod(key);
   if (auto r = recordOf(pod)) {
     addToGroup(*r, +1);
-    pods_.emplace(key, std::move(*r));
+    pods_.live().emplace(key, std::move(*r));
   }
 }
 
 void Ledger::removePod(const std::string& key) {
-  auto it = pods_.find(key);
-  if (it == pods_.end()) return;
+  auto& pods = pods_.live();
+  auto it = pods.find(key);
+  if (it == pods.end()) return;
   addToGroup(it->second, -1);
-  pods_.erase(it);
+  pods.erase(it);
 }
 
 void Ledger::applyPodList(const rapidjson::Value& items) {
@@ -125,8 +126,7 @@ void Ledger::applyPodList(const rapidjson::Value& items) {
 }
 
 void Ledger::beginPodList() {
-  stagedPods_.clear();
-  stagingPods_ = true;
+  pods_.begin();
 }
 
 void Ledger::addPodPage(const rapidjson::Value& items) {
@@ -136,15 +136,14 @@ void Ledger::addPodPage(const rapidjson::Value& items) {
     // A key listed twice: the last item wins, as a later event would.
     auto key = podKeyOf(pod);
     if (auto r = recordOf(pod))
-      stagedPods_.insert_or_assign(std::move(key), std::move(*r));
+      pods_.staged().insert_or_assign(std::move(key), std::move(*r));
     else
-      stagedPods_.erase(key);
+      pods_.staged().erase(key);
   }
 }
 
 void Ledger::commitPodList() {
-  if (!stagingPods_) return;
-  stagingPods_ = false;
+  if (!pods_.staging()) return;
   // Groups survive with empty units so their GE-seconds counters never go backwards.
   const double t = now();
   for (auto& [key, g] : groups_) {
@@ -152,9 +151,8 @@ void Ledger::commitPodList() {
     g.units.clear();
     g.gpuEquivalents = 0;
   }
-  pods_ = std::move(stagedPods_);
-  stagedPods_.clear();
-  for (const auto& [key, r] : pods_) addToGroup(r, +1);
+  pods_.commit();
+  for (const auto& [key, r] : pods_.live()) addToGroup(r, +1);
 }
 
 void Ledger::applyPodEvent(EventType type, const rapidjson::Value& pod) {
@@ -165,13 +163,6 @@ void Ledger::applyPodEvent(EventType type, const rapidjson::Value& pod) {
     upsertPod(pod);
 }
 
-void Ledger::upsertNamespace(const rapidjson::Value& ns) {
-  auto name = json::path(ns, "metadata", "name");
-  if (name.empty()) return;
-  auto& target = stagingNamespaces_ ? stagedNamespaces_ : namespaceLabels_;
-  target.insert_or_assign(std::string(name), json::labelsOf(ns));
-}
-
 void Ledger::applyNamespaceList(const rapidjson::Value& items) {
   beginNamespaceList();
   addNamespacePage(items);
@@ -179,31 +170,32 @@ void Ledger::applyNamespaceList(const rapidjson::Value& items) {
 }
 
 void Ledger::beginNamespaceList() {
-  stagedNamespaces_.clear();
-  stagingNamespaces_ = true;
+  namespaceLabels_.begin();
 }
 
 void Ledger::addNamespacePage(const rapidjson::Value& items) {
   if (!items.IsArray()) return;
-  for (const auto& ns : items.GetArray()) upsertNamespace(ns);
+  for (const auto& ns : items.GetArray()) {
+    auto name = json::path(ns, "metadata", "name");
+    if (!name.empty())
+      namespaceLabels_.staged().insert_or_assign(std::string(name), json::labelsOf(ns));
+  }
 }
 
 void Ledger::commitNamespaceList() {
-  if (!stagingNamespaces_) return;
-  stagingNamespaces_ = false;
-  namespaceLabels_ = std::move(stagedNamespaces_);
-  stagedNamespaces_.clear();
+  namespaceLabels_.commit();
 }
 
 void Ledger::applyNamespaceEvent(EventType type, const rapidjson::Value& ns) {
   auto name = json::path(ns, "metadata", "name");
   if (name.empty()) return;
+  auto& labels = namespaceLabels_.live();
   if (type == EventType::Deleted) {
-    auto it = namespaceLabels_.find(name);
-    if (it != namespaceLabels_.end()) namespaceLabels_.erase(it);
+    auto it = labels.find(name);
+    if (it != labels.end()) labels.erase(it);
     return;
   }
-  namespaceLabels_.insert_or_assign(std::string(name), json::labelsOf(ns));
+  labels.insert_or_assign(std::string(name), json::labelsOf(ns));
 }
 
 std::shared_ptr<const engine::UsageSnapshot> Ledger::snapshot(bool available,
@@ -211,7 +203,7 @@ std::shared_ptr<const engine::UsageSnapshot> Ledger::snapshot(bool available,
   auto s = std::make_shared<engine::UsageSnapshot>();
   s->available = available;
   s->unavailableReason = std::move(reason);
-  s->namespaceLabels = namespaceLabels_;
+  s->namespaceLabels = namespaceLabels_.live();
   for (const auto& [key, g] : groups_) {
     if (g.units.empty()) continue;
     auto& ns = s->namespaces[strings_[key >> 32]];

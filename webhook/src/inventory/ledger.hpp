@@ -18,6 +18,8 @@
 
 #include "engine/usage.hpp"
 #include "inventory/event_type.hpp"
+#include "inventory/list_sink.hpp"
+#include "inventory/staged_list.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::inventory {
@@ -57,6 +59,16 @@ class Ledger {
   void commitNamespaceList();
   void applyNamespaceEvent(EventType type, const rapidjson::Value& ns);
 
+  // The two resources above as sinks for the list/watch loop.
+  ListSink podSink() {
+    return sinkOf(*this, &Ledger::beginPodList, &Ledger::addPodPage, &Ledger::commitPodList,
+                  &Ledger::applyPodEvent);
+  }
+  ListSink namespaceSink() {
+    return sinkOf(*this, &Ledger::beginNamespaceList, &Ledger::addNamespacePage,
+                  &Ledger::commitNamespaceList, &Ledger::applyNamespaceEvent);
+  }
+
   // The current usage as an immutable snapshot.
   std::shared_ptr<const engine::UsageSnapshot> snapshot(bool available,
                                                         std::string unavailableReason) const;
@@ -64,8 +76,8 @@ class Ledger {
   // GE-seconds per namespace and class, accumulated up to now().
   std::vector<GeSeconds> geSeconds();
 
-  std::size_t podCount() const { return pods_.size(); }
-  std::size_t namespaceCount() const { return namespaceLabels_.size(); }
+  std::size_t podCount() const { return pods_.live().size(); }
+  std::size_t namespaceCount() const { return namespaceLabels_.live().size(); }
 
  private:
   struct Unit {
@@ -93,20 +105,15 @@ class Ledger {
   Group& group(uint32_t ns, uint32_t cls);
   void settle(Group& g, double now) const;
   double now() const { return now_ ? now_() : 0.0; }
-  void upsertNamespace(const rapidjson::Value& ns);
 
   std::shared_ptr<const policy::PolicySet> policy_;
   SecondsClock now_;
   std::vector<std::string> strings_;  // interned namespace, class and resource names
   std::unordered_map<std::string, uint32_t> ids_;
-  std::unordered_map<std::string, PodRecord> pods_;  // by uid (or namespace/name without uid)
-  std::unordered_map<uint64_t, Group> groups_;       // (ns << 32 | class) -> group
-  std::map<std::string, kube::Labels, std::less<>> namespaceLabels_;
-  // Staging areas of paginated lists.
-  std::unordered_map<std::string, PodRecord> stagedPods_;
-  std::map<std::string, kube::Labels, std::less<>> stagedNamespaces_;
-  bool stagingPods_ = false;
-  bool stagingNamespaces_ = false;
+  // By uid (or namespace/name without uid).
+  StagedList<std::unordered_map<std::string, PodRecord>> pods_;
+  std::unordered_map<uint64_t, Group> groups_;  // (ns << 32 | class) -> group
+  StagedList<std::map<std::string, kube::Labels, std::less<>>> namespaceLabels_;
 };
 
 // The key the ledgers file a pod under: metadata.uid, or namespace/name for files without uids.

@@ -120,16 +120,16 @@ uint32_t SupplyLedger::intern(std::string_view s) {
 // ---- nodes ----
 
 void SupplyLedger::setNodes(std::vector<engine::NodeSupply> nodes) {
-  nodes_.clear();
+  auto& live = nodes_.live();
+  live.clear();
   for (auto& n : nodes) {
     auto name = n.name;
-    nodes_.insert_or_assign(std::move(name), std::move(n));
+    live.insert_or_assign(std::move(name), std::move(n));
   }
 }
 
 void SupplyLedger::beginNodeList() {
-  stagedNodes_.clear();
-  stagingNodes_ = true;
+  nodes_.begin();
 }
 
 void SupplyLedger::addNodePage(const rapidjson::Value& items) {
@@ -137,26 +137,24 @@ void SupplyLedger::addNodePage(const rapidjson::Value& items) {
   for (const auto& item : items.GetArray())
     if (auto node = decodeNode(item, filter_)) {
       auto name = node->name;
-      stagedNodes_.insert_or_assign(std::move(name), std::move(*node));
+      nodes_.staged().insert_or_assign(std::move(name), std::move(*node));
     }
 }
 
 void SupplyLedger::commitNodeList() {
-  if (!stagingNodes_) return;
-  stagingNodes_ = false;
-  nodes_ = std::move(stagedNodes_);
-  stagedNodes_.clear();
+  nodes_.commit();
 }
 
 void SupplyLedger::applyNodeEvent(EventType type, const rapidjson::Value& node) {
   const auto name = json::path(node, "metadata", "name");
   if (name.empty()) return;
+  auto& live = nodes_.live();
   if (type == EventType::Deleted) {
-    if (auto it = nodes_.find(name); it != nodes_.end()) nodes_.erase(it);
+    if (auto it = live.find(name); it != live.end()) live.erase(it);
     return;
   }
   if (auto decoded = decodeNode(node, filter_))
-    nodes_.insert_or_assign(std::string(name), std::move(*decoded));
+    live.insert_or_assign(std::string(name), std::move(*decoded));
 }
 
 // ---- pods ----
@@ -215,27 +213,26 @@ void SupplyLedger::addAllocated(const Bound& b, int sign) {
 }
 
 void SupplyLedger::removePod(const std::string& key) {
-  if (auto it = bound_.find(key); it != bound_.end()) {
+  auto& live = pods_.live();
+  if (auto it = live.bound.find(key); it != live.bound.end()) {
     addAllocated(it->second, -1);
-    bound_.erase(it);
+    live.bound.erase(it);
   }
-  pending_.erase(key);
+  live.pending.erase(key);
 }
 
 void SupplyLedger::insertPod(PodState&& s) {
   if (s.bound) {
     addAllocated(*s.bound, +1);
-    bound_.emplace(s.key, std::move(*s.bound));
+    pods_.live().bound.emplace(s.key, std::move(*s.bound));
   } else if (s.pending) {
-    pending_.emplace(s.key, *s.pending);
+    pods_.live().pending.emplace(s.key, *s.pending);
   }
 }
 
 void SupplyLedger::beginPodList() {
-  stagedBound_.clear();
-  stagedPending_.clear();
+  pods_.begin();
   listedKeys_.clear();
-  stagingPods_ = true;
 }
 
 void SupplyLedger::addPodPage(const rapidjson::Value& items) {
@@ -245,20 +242,16 @@ void SupplyLedger::addPodPage(const rapidjson::Value& items) {
     auto s = stateOf(pod);
     listedKeys_.insert(s.key);
     // A key listed twice: the last item wins, as a later event would.
-    stagedBound_.erase(s.key);
-    stagedPending_.erase(s.key);
-    if (s.bound) stagedBound_.emplace(s.key, std::move(*s.bound));
-    if (s.pending) stagedPending_.emplace(s.key, *s.pending);
+    auto& staged = pods_.staged();
+    staged.bound.erase(s.key);
+    staged.pending.erase(s.key);
+    if (s.bound) staged.bound.emplace(s.key, std::move(*s.bound));
+    if (s.pending) staged.pending.emplace(s.key, *s.pending);
   }
 }
 
 void SupplyLedger::commitPodList() {
-  if (!stagingPods_) return;
-  stagingPods_ = false;
-  bound_ = std::move(stagedBound_);
-  pending_ = std::move(stagedPending_);
-  stagedBound_.clear();
-  stagedPending_.clear();
+  if (!pods_.commit()) return;
   rebuildAllocated();
   // Pods gone from the cluster can never be observed again: forget them.
   std::erase_if(observedWait_, [&](const std::string& k) { return !listedKeys_.contains(k); });
@@ -268,7 +261,7 @@ void SupplyLedger::commitPodList() {
 
 void SupplyLedger::rebuildAllocated() {
   allocated_.clear();
-  for (const auto& [key, b] : bound_) addAllocated(b, +1);
+  for (const auto& [key, b] : pods_.live().bound) addAllocated(b, +1);
 }
 
 void SupplyLedger::applyPodEvent(EventType type, const rapidjson::Value& pod) {
@@ -289,8 +282,8 @@ void SupplyLedger::applyPodEvent(EventType type, const rapidjson::Value& pod) {
 
 std::vector<engine::NodeSupply> SupplyLedger::nodes() const {
   std::vector<engine::NodeSupply> out;
-  out.reserve(nodes_.size());
-  for (const auto& [name, node] : nodes_) {
+  out.reserve(nodes_.live().size());
+  for (const auto& [name, node] : nodes_.live()) {
     out.push_back(node);
     const auto id = ids_.find(name);
     if (id == ids_.end()) continue;
@@ -308,7 +301,7 @@ std::vector<engine::PendingQueue> SupplyLedger::pending(double nowUnix) const {
     double oldest = std::numeric_limits<double>::infinity();
   };
   std::map<std::pair<std::string_view, std::string_view>, Group> groups;
-  for (const auto& [key, p] : pending_) {
+  for (const auto& [key, p] : pods_.live().pending) {
     auto& g = groups[{strings_[p.cls], strings_[p.pool]}];
     ++g.pods;
     if (p.createdUnix == p.createdUnix) g.oldest = std::min(g.oldest, p.createdUnix);

@@ -23,7 +23,9 @@
 
 #include "engine/supply.hpp"
 #include "inventory/ledger.hpp"
+#include "inventory/list_sink.hpp"
 #include "inventory/node_decode.hpp"
+#include "inventory/staged_list.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::inventory {
@@ -65,6 +67,16 @@ class SupplyLedger {
   void commitPodList();
   void applyPodEvent(EventType type, const rapidjson::Value& pod);
 
+  // The two resources above as sinks for the list/watch loop.
+  ListSink nodeSink() {
+    return sinkOf(*this, &SupplyLedger::beginNodeList, &SupplyLedger::addNodePage,
+                  &SupplyLedger::commitNodeList, &SupplyLedger::applyNodeEvent);
+  }
+  ListSink podSink() {
+    return sinkOf(*this, &SupplyLedger::beginPodList, &SupplyLedger::addPodPage,
+                  &SupplyLedger::commitPodList, &SupplyLedger::applyPodEvent);
+  }
+
   // Stage 1 of a SupplySnapshot: nodes (by name) with allocated filled in.
   std::vector<engine::NodeSupply> nodes() const;
   // Pending GPU pods by class and pool (sorted), oldest wait as of `nowUnix`.
@@ -74,9 +86,9 @@ class SupplyLedger {
   std::vector<ScheduleWait> takeScheduleWaits();
   std::vector<StartFailure> takeStartFailures();
 
-  std::size_t nodeCount() const { return nodes_.size(); }
-  std::size_t boundPodCount() const { return bound_.size(); }
-  std::size_t pendingPodCount() const { return pending_.size(); }
+  std::size_t nodeCount() const { return nodes_.live().size(); }
+  std::size_t boundPodCount() const { return pods_.live().bound.size(); }
+  std::size_t pendingPodCount() const { return pods_.live().pending.size(); }
 
  private:
   struct Unit {
@@ -91,6 +103,15 @@ class SupplyLedger {
     uint32_t cls;
     uint32_t pool;
     double createdUnix;
+  };
+  // The GPU pods a pod list replaces together.
+  struct Pods {
+    std::unordered_map<std::string, Bound> bound;      // by pod key
+    std::unordered_map<std::string, Pending> pending;  // by pod key
+    void clear() {
+      bound.clear();
+      pending.clear();
+    }
   };
   struct PodState {  // what one pod event decided
     std::string key;
@@ -110,14 +131,8 @@ class SupplyLedger {
   NodeResourceFilter filter_;
   std::vector<std::string> strings_;  // interned node, class, pool and resource names
   std::unordered_map<std::string, uint32_t> ids_;
-  std::map<std::string, engine::NodeSupply, std::less<>> nodes_;
-  std::map<std::string, engine::NodeSupply, std::less<>> stagedNodes_;
-  bool stagingNodes_ = false;
-  std::unordered_map<std::string, Bound> bound_;      // by pod key
-  std::unordered_map<std::string, Pending> pending_;  // by pod key
-  std::unordered_map<std::string, Bound> stagedBound_;
-  std::unordered_map<std::string, Pending> stagedPending_;
-  bool stagingPods_ = false;
+  StagedList<std::map<std::string, engine::NodeSupply, std::less<>>> nodes_;
+  StagedList<Pods> pods_;
   // node id -> resource id -> units of the pods bound to it (nodes may be unknown yet).
   std::unordered_map<uint32_t, std::unordered_map<uint32_t, int64_t>> allocated_;
   // Pods already observed, so relists and MODIFIED events never count them twice.
