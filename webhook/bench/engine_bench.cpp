@@ -148,7 +148,7 @@ engine::SupplySnapshot clusterSupply(const policy::PolicySet& policy, int count,
     n.memoryBytes = int64_t{1} << 40;
     nodes.push_back(std::move(n));
   }
-  return engine::summarizeSupply(std::move(nodes), {{"training", "train-h100", 12, 600}}, policy);
+  return engine::summarizeSupply({std::move(nodes), {{"training", "train-h100", 12, 600}}}, policy);
 }
 
 // BM_Review with node data: the difference to BM_Review/<size>_shipped is what the capacity
@@ -186,7 +186,7 @@ void BM_SummarizeSupply(benchmark::State& state) {
   const auto& policy = shipped();
   const auto base = clusterSupply(policy, static_cast<int>(state.range(0)), 2);
   for (auto _ : state) {
-    auto s = engine::summarizeSupply(base.nodes, base.pending, policy);
+    auto s = engine::summarizeSupply(static_cast<const engine::NodeInventory&>(base), policy);
     benchmark::DoNotOptimize(s.pools.size());
   }
 }

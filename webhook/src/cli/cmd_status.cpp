@@ -106,7 +106,7 @@ inventory::StatusReport reportOf(const Inputs& in, const policy::PolicySet& poli
     auto stage1 = inventory::supplyFromLists(
         inventory::nodesFromList(*in.nodes, inventory::nodeResourceFilter(policy)), in.pods, policy,
         now, &waits);
-    supply = engine::summarizeSupply(std::move(stage1.nodes), std::move(stage1.pending), policy);
+    supply = engine::summarizeSupply(std::move(stage1), policy);
   } else {
     auto stage1 = inventory::supplyFromLists({}, in.pods, policy, now, &waits);
     supply.pending = std::move(stage1.pending);

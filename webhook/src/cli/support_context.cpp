@@ -96,8 +96,8 @@ engine::SupplySnapshot supplyFromFiles(const std::vector<std::string>& nodesFile
   const rapidjson::Document pods = podItems(podsFiles);
   const double now =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-  engine::SupplySnapshot raw = inventory::supplyFromLists(std::move(nodes), pods, policy, now);
-  return engine::summarizeSupply(std::move(raw.nodes), std::move(raw.pending), policy);
+  engine::NodeInventory raw = inventory::supplyFromLists(std::move(nodes), pods, policy, now);
+  return engine::summarizeSupply(std::move(raw), policy);
 }
 
 }  // namespace gpua::cli

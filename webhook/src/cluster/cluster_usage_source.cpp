@@ -277,7 +277,7 @@ class ClusterUsageSource::Runner {
     }
     // Folded per pool here, once per publish, so no request ever walks the nodes.
     return std::make_shared<const engine::SupplySnapshot>(
-        engine::summarizeSupply(std::move(nodes), std::move(pending), *ledger_.policy()));
+        engine::summarizeSupply({std::move(nodes), std::move(pending)}, *ledger_.policy()));
   }
 
   void log(const std::pair<std::string_view, std::string>& line) {

@@ -146,8 +146,8 @@ bool isGpuNode(const NodeSupply& node, const policy::PolicySet& policy) {
 
 }  // namespace
 
-SupplySnapshot summarizeSupply(std::vector<NodeSupply> nodes, std::vector<PendingQueue> pending,
-                               const policy::PolicySet& policy) {
+SupplySnapshot summarizeSupply(NodeInventory inventory, const policy::PolicySet& policy) {
+  auto& nodes = inventory.nodes;
   SupplySnapshot out;
   out.available = true;
   out.policyRevision = policy.revision;
@@ -157,8 +157,7 @@ SupplySnapshot summarizeSupply(std::vector<NodeSupply> nodes, std::vector<Pendin
     out.nodeIndex.emplace(nodes[i].name, i);
     if (!pooled[i] && isGpuNode(nodes[i], policy)) out.unpooledGpuNodes.push_back(nodes[i].name);
   }
-  out.nodes = std::move(nodes);
-  out.pending = std::move(pending);
+  static_cast<NodeInventory&>(out) = std::move(inventory);
   return out;
 }
 

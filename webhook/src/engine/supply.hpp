@@ -4,8 +4,10 @@
 // UsageSnapshot; the engine only reads it.
 //
 // Two stages, so the request path never walks nodes:
-//   1. the adapter fills `nodes` and `pending` from the API (cluster/) or files (cli/);
-//   2. summarizeSupply() (pure, engine/) folds them into per-pool figures for the current policy.
+//   1. NodeInventory: the adapter fills `nodes` and `pending` from the API (inventory/'s supply
+//      ledger, fed by cluster/) or files (cli/);
+//   2. SupplySnapshot: summarizeSupply() (pure, engine/) folds an inventory into per-pool figures
+//      for the current policy.
 // A policy reload re-runs stage 2 on the same nodes.
 #pragma once
 
@@ -92,13 +94,19 @@ struct PoolSupply {
   double memoryBytesPerGpu = 0;
 };
 
-struct SupplySnapshot {
+// Stage 1: the raw node inventory, as the adapter read it (nodes with what their bound pods
+// take, and the queue), before any policy folded it into pools.
+struct NodeInventory {
+  std::vector<NodeSupply> nodes;
+  std::vector<PendingQueue> pending;
+};
+
+// Stage 2: the pool supply summarized for one policy, with the inventory it was folded from.
+struct SupplySnapshot : NodeInventory {
   // False when no node source is configured or nodes have not been listed yet: capacity checks
   // are then off (placement-conflict, which needs no nodes, stays on).
   bool available = false;
   std::string unavailableReason;
-  std::vector<NodeSupply> nodes;
-  std::vector<PendingQueue> pending;
 
   // ---- filled by summarizeSupply() for one policy ----
   std::string policyRevision;                                 // the PolicySet it was folded for
@@ -124,8 +132,7 @@ struct SupplySnapshot {
 // node shapes, nodesSilent) count every node of the pool whatever its state. The result is
 // `available`; an adapter that has not listed nodes yet hands out an unavailable snapshot
 // instead. Pure: the same inputs give the same snapshot.
-SupplySnapshot summarizeSupply(std::vector<NodeSupply> nodes, std::vector<PendingQueue> pending,
-                               const policy::PolicySet& policy);
+SupplySnapshot summarizeSupply(NodeInventory inventory, const policy::PolicySet& policy);
 
 // Where the server gets the current supply from (the cluster watch client, a file, or a fixed
 // unavailable snapshot).

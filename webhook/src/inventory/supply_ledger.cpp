@@ -323,10 +323,9 @@ std::vector<StartFailure> SupplyLedger::takeStartFailures() {
   return std::exchange(failures_, {});
 }
 
-engine::SupplySnapshot supplyFromLists(std::vector<engine::NodeSupply> nodes,
-                                       const rapidjson::Value& pods,
-                                       const policy::PolicySet& policy, double nowUnix,
-                                       std::vector<ScheduleWait>* waits) {
+engine::NodeInventory supplyFromLists(std::vector<engine::NodeSupply> nodes,
+                                      const rapidjson::Value& pods, const policy::PolicySet& policy,
+                                      double nowUnix, std::vector<ScheduleWait>* waits) {
   // The ledger wants shared ownership; the caller's policy outlives it, so alias it.
   SupplyLedger ledger(std::shared_ptr<const policy::PolicySet>(std::shared_ptr<void>(), &policy));
   ledger.setNodes(std::move(nodes));
@@ -341,12 +340,9 @@ engine::SupplySnapshot supplyFromLists(std::vector<engine::NodeSupply> nodes,
     ledger.addPodPage(one);
   }
   ledger.commitPodList();
-  engine::SupplySnapshot s;
-  s.available = true;
-  s.nodes = ledger.nodes();
-  s.pending = ledger.pending(nowUnix);
+  engine::NodeInventory inventory{ledger.nodes(), ledger.pending(nowUnix)};
   if (waits != nullptr) *waits = ledger.takeScheduleWaits();
-  return s;
+  return inventory;
 }
 
 }  // namespace gpua::inventory

@@ -1,7 +1,8 @@
 // Nodes and the GPU pods around them: what each node advertises, what the pods bound to it
 // take (spec.nodeName), and which GPU pods wait (no nodeName). Fed by the watch client (node
 // and pod lists and events) or, for the CLI, by files in one go (supplyFromLists); read as the
-// first stage of an engine::SupplySnapshot (nodes + pending). Pure: no clock, `now` is passed in.
+// first stage of supply, an engine::NodeInventory (nodes + pending). Pure: no clock, `now` is
+// passed in.
 //
 // It also notes, once per pod, what the queue metrics observe: a GPU pod's wait from creation to
 // PodScheduled=True, and a GPU pod that failed at start for a device reason.
@@ -143,12 +144,11 @@ class SupplyLedger {
 };
 
 // The CLI's file mode: nodes from loadNodesFile(), pods from `kubectl get pods -A -o json`
-// (a List, a bare array or one Pod; Namespace items are skipped). available = true; the
+// (a List, a bare array or one Pod; Namespace items are skipped), as the raw inventory: the
 // per-pool stage (engine::summarizeSupply) is left to the caller. `waits`, when given, gets the
 // schedule waits of the listed pods (for `status`).
-engine::SupplySnapshot supplyFromLists(std::vector<engine::NodeSupply> nodes,
-                                       const rapidjson::Value& pods,
-                                       const policy::PolicySet& policy, double nowUnix,
-                                       std::vector<ScheduleWait>* waits = nullptr);
+engine::NodeInventory supplyFromLists(std::vector<engine::NodeSupply> nodes,
+                                      const rapidjson::Value& pods, const policy::PolicySet& policy,
+                                      double nowUnix, std::vector<ScheduleWait>* waits = nullptr);
 
 }  // namespace gpua::inventory

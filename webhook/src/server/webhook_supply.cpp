@@ -23,7 +23,7 @@ std::shared_ptr<const engine::SupplySnapshot> SupplyForPolicy::get(
   const std::lock_guard lock(mutex_);
   if (raw_ != raw || policy_ != policy) {
     auto folded = std::make_shared<engine::SupplySnapshot>(
-        engine::summarizeSupply(raw->nodes, raw->pending, *policy));
+        engine::summarizeSupply(static_cast<const engine::NodeInventory&>(*raw), *policy));
     folded->available = raw->available;
     raw_ = std::move(raw);
     policy_ = policy;

@@ -50,7 +50,7 @@ const ResourceUnits kLayout = {
 
 Decision decideWith(const std::string& pod, const policy::PolicySet& p,
                     std::vector<NodeSupply> nodes, std::vector<PendingQueue> pending = {}) {
-  const SupplySnapshot s = summarizeSupply(std::move(nodes), std::move(pending), p);
+  const SupplySnapshot s = summarizeSupply({std::move(nodes), std::move(pending)}, p);
   rapidjson::Document doc = parse(pod);
   return decide(doc, podContext(), p, emptyUsage(), s);
 }
@@ -337,7 +337,7 @@ TEST(CapacityCheck, OffWithoutNodeDataOrForAnotherPolicy) {
   EXPECT_TRUE(decide(doc, podContext(), p, emptyUsage(), noSupply()).allowed());
   auto other = p;
   other.revision = "other";
-  const SupplySnapshot stale = summarizeSupply({migNode("a100-1", kLayout)}, {}, other);
+  const SupplySnapshot stale = summarizeSupply({{migNode("a100-1", kLayout)}, {}}, other);
   EXPECT_TRUE(decide(doc, podContext(), p, emptyUsage(), stale).allowed());
 }
 
@@ -345,7 +345,7 @@ TEST(CapacityCheck, NodeNamePlacementWithNodeData) {
   const auto p = policyWith(policy::CapacityCheck::Off, policy::Mode::Enforce);
   auto cpu = h100("cpu-1");
   cpu.labels = {{"kubernetes.io/hostname", "cpu-1"}};
-  const SupplySnapshot s = summarizeSupply({cpu, h100("h-1")}, {}, p);
+  const SupplySnapshot s = summarizeSupply({{cpu, h100("h-1")}, {}}, p);
   auto run = [&](const std::string& node) {
     rapidjson::Document doc = parse(
         gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":1}})", "\"nodeName\":\"" + node + "\""));

@@ -152,7 +152,7 @@ TEST(PoolTargeting, NodeNameOnAGpuNodeNeedsNodeData) {
   NodeSupply cpuNode;
   cpuNode.name = "cpu-3";
   cpuNode.ready = true;
-  const SupplySnapshot supply = summarizeSupply({gpuNode, cpuNode}, {}, p);
+  const SupplySnapshot supply = summarizeSupply({{gpuNode, cpuNode}, {}}, p);
   auto runOn = [&](const std::string& node, const SupplySnapshot& s) {
     rapidjson::Document doc = parse(gpuPod("{}", "{}", "\"nodeName\":\"" + node + "\""));
     return decide(doc, podContext(), p, emptyUsage(), s);

@@ -54,7 +54,7 @@ TEST(Supply, MembershipStatesAndResources) {
   NodeSupply stray = a100Mig("stray");
   stray.labels.clear();  // a GPU node no pool selects
   const auto s = summarizeSupply(
-      {busy, cordoned, notReady, untolerated, preferNot, cpu, stray, a100Mig("a100-1")}, {},
+      {{busy, cordoned, notReady, untolerated, preferNot, cpu, stray, a100Mig("a100-1")}, {}},
       makePolicy());
   ASSERT_TRUE(s.available);
   EXPECT_EQ(s.policyRevision, "r1a2b3");
@@ -99,7 +99,7 @@ TEST(Supply, StructuralFiguresCountEveryNodeOfThePool) {
   for (auto& [name, n] : restarting.allocatable) n = 0;
   auto down = a100Mig("a100-3");
   down.ready = false;
-  const auto s = summarizeSupply({cordoned, restarting, down}, {}, makePolicy());
+  const auto s = summarizeSupply({{cordoned, restarting, down}, {}}, makePolicy());
   const PoolSupply* infer = s.pool("infer-a100");
   ASSERT_NE(infer, nullptr);
   EXPECT_EQ(infer->nodesTotal, 3);
@@ -129,7 +129,7 @@ TEST(Supply, ANodeInSeveralPoolsCountsInEach) {
   all.name = "any-h100";
   all.nodeSelector = {{"nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3"}};
   p.pools.push_back(all);
-  const auto s = summarizeSupply({h100("h100-1")}, {}, p);
+  const auto s = summarizeSupply({{h100("h100-1")}, {}}, p);
   EXPECT_EQ(s.pool("train-h100")->nodesSchedulable, 1);
   EXPECT_EQ(s.pool("any-h100")->nodesSchedulable, 1);
 }
@@ -143,7 +143,7 @@ TEST(Supply, APoolWithoutSelectionHoldsTheNodesAdvertisingItsResource) {
   l4.taints = {{"nvidia.com/gpu", "", "NoSchedule"}};
   l4.allocatable = {{"nvidia.com/gpu.shared", 16}};
   l4.cpuMillis = 16000;
-  const auto s = summarizeSupply({l4, h100("h100-1")}, {}, p);
+  const auto s = summarizeSupply({{l4, h100("h100-1")}, {}}, p);
   EXPECT_EQ(s.pool("dev-l4")->nodesTotal, 1);
   // 16 shared units of 4 replicas = 4 GPUs.
   EXPECT_DOUBLE_EQ(s.pool("dev-l4")->cpuMillisPerGpu, 4000);
@@ -166,7 +166,7 @@ TEST(Supply, EmptyLabelValuesSelectNodesAsTheSchedulerDoes) {
     auto p = makePolicy();
     p.pools[0].nodeSelector.clear();
     p.pools[0].matchExpressions = std::move(exprs);
-    return summarizeSupply(nodes, {}, p).pool("train-h100")->nodesTotal;
+    return summarizeSupply({nodes, {}}, p).pool("train-h100")->nodesTotal;
   };
   EXPECT_EQ(members({{"role", NodeOperator::In, {""}}}), 1);     // empty
   EXPECT_EQ(members({{"role", NodeOperator::NotIn, {""}}}), 2);  // unlabelled, worker

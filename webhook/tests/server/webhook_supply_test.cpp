@@ -60,7 +60,7 @@ TEST(SupplyForPolicy, PassesThroughWhatNeedsNoFold) {
   EXPECT_FALSE(notListed.get(policyWithPool("r1"))->available);
   // A source that summarizes itself for the policy in force is used as it is.
   auto folded = std::make_shared<engine::SupplySnapshot>(
-      engine::summarizeSupply(rawNodes()->nodes, {}, *policyWithPool("r1")));
+      engine::summarizeSupply({rawNodes()->nodes, {}}, *policyWithPool("r1")));
   source->snapshot = folded;
   EXPECT_EQ(notListed.get(policyWithPool("r1")), folded);
 }
