@@ -66,11 +66,6 @@ std::shared_ptr<const engine::SupplySnapshot> unavailableSupply(std::string reas
   return s;
 }
 
-ListWatchOptions listWatchOptions(const ClusterOptions& o) {
-  return {o.backoffInitial,   o.backoffMax,          o.requestTimeout,
-          o.watchIdleTimeout, o.watchTimeoutSeconds, o.listPageSize};
-}
-
 }  // namespace
 
 class ClusterUsageSource::Runner {
@@ -83,13 +78,13 @@ class ClusterUsageSource::Runner {
         ledger_(currentPolicy(), options_.clock),
         supply_(ledger_.policy()),
         // One registration per watched resource: its sinks, and the snapshots it feeds.
-        pods_("pods", api, listWatchOptions(options_), *owner_.metrics_,
+        pods_("pods", api, options_.listWatch, *owner_.metrics_,
               handlers("pods", {ledger_.podSink(), supply_.podSink()}, true, true)),
-        namespaces_("namespaces", api, listWatchOptions(options_), *owner_.metrics_,
+        namespaces_("namespaces", api, options_.listWatch, *owner_.metrics_,
                     handlers("namespaces", {ledger_.namespaceSink()}, true, false)) {
     if (!options_.log) options_.log = stderrLog;
     if (options_.watchNodes)
-      nodes_.emplace("nodes", api, listWatchOptions(options_), *owner_.metrics_,
+      nodes_.emplace("nodes", api, options_.listWatch, *owner_.metrics_,
                      handlers("nodes", {supply_.nodeSink()}, false, true));
     if (options_.registry != nullptr) {
       prometheus_ = std::make_unique<PrometheusExport>(*options_.registry, owner_.metrics_);

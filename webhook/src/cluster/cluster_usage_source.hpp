@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "cluster/api_config.hpp"
+#include "cluster/list_watch_options.hpp"
 #include "cluster/metrics.hpp"
 #include "engine/supply.hpp"
 #include "engine/usage.hpp"
@@ -48,12 +49,7 @@ struct ClusterOptions {
   // Supply snapshots copy every node: coalesced further.
   std::chrono::milliseconds supplyPublishInterval{500};
   bool watchNodes = true;  // false: no node source, capacity checks off (needs RBAC on nodes)
-  std::chrono::milliseconds backoffInitial{250};
-  std::chrono::milliseconds backoffMax{30'000};
-  std::chrono::milliseconds requestTimeout{30'000};
-  std::chrono::milliseconds watchIdleTimeout{120'000};  // bookmarks arrive about every minute
-  int watchTimeoutSeconds = 300;                        // server-side end of each watch
-  int listPageSize = 500;
+  ListWatchOptions listWatch;  // every resource's list/watch loop: backoff, timeouts, page size
 
   inventory::SecondsClock clock;  // for GE-seconds; default steady_clock
   LogSink log;         // default: JSON lines on stderr

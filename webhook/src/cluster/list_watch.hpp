@@ -21,19 +21,11 @@
 #include <string_view>
 
 #include "cluster/api_client.hpp"
+#include "cluster/list_watch_options.hpp"
 #include "cluster/metrics.hpp"
 #include "inventory/event_type.hpp"
 
 namespace gpua::cluster {
-
-struct ListWatchOptions {
-  std::chrono::milliseconds backoffInitial{250};
-  std::chrono::milliseconds backoffMax{30'000};
-  std::chrono::milliseconds requestTimeout{30'000};
-  std::chrono::milliseconds watchIdleTimeout{120'000};  // bookmarks arrive about every minute
-  int watchTimeoutSeconds = 300;                        // server-side end of each watch
-  int listPageSize = 500;
-};
 
 class ListWatch {
  public:

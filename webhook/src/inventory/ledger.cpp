@@ -130,16 +130,14 @@ void Ledger::beginPodList() {
 }
 
 void Ledger::addPodPage(const rapidjson::Value& items) {
-  if (!items.IsArray()) return;
-  for (const auto& pod : items.GetArray()) {
-    if (!isPodObject(pod)) continue;
-    // A key listed twice: the last item wins, as a later event would.
+  // A key listed twice: the last item wins, as a later event would.
+  forEachPod(items, [this](const rapidjson::Value& pod) {
     auto key = podKeyOf(pod);
     if (auto r = recordOf(pod))
       pods_.staged().insert_or_assign(std::move(key), std::move(*r));
     else
       pods_.staged().erase(key);
-  }
+  });
 }
 
 void Ledger::commitPodList() {

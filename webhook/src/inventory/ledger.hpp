@@ -123,6 +123,15 @@ std::string podKeyOf(const rapidjson::Value& pod);
 // carry none). Anything else (a Namespace in a mixed List) is not counted.
 bool isPodObject(const rapidjson::Value& object);
 
+// Calls `visit` with each pod of a list page: items whose kind is set and is not Pod are
+// skipped, as is a page that is not an array.
+template <class Visit>
+void forEachPod(const rapidjson::Value& items, Visit visit) {
+  if (!items.IsArray()) return;
+  for (const auto& item : items.GetArray())
+    if (isPodObject(item)) visit(item);
+}
+
 // A pod holds or waits for its GPUs: not Succeeded/Failed and not being deleted.
 bool podHoldsResources(const rapidjson::Value& pod);
 

@@ -236,18 +236,16 @@ void SupplyLedger::beginPodList() {
 }
 
 void SupplyLedger::addPodPage(const rapidjson::Value& items) {
-  if (!items.IsArray()) return;
-  for (const auto& pod : items.GetArray()) {
-    if (!isPodObject(pod)) continue;
+  // A key listed twice: the last item wins, as a later event would.
+  forEachPod(items, [this](const rapidjson::Value& pod) {
     auto s = stateOf(pod);
     listedKeys_.insert(s.key);
-    // A key listed twice: the last item wins, as a later event would.
     auto& staged = pods_.staged();
     staged.bound.erase(s.key);
     staged.pending.erase(s.key);
     if (s.bound) staged.bound.emplace(s.key, std::move(*s.bound));
     if (s.pending) staged.pending.emplace(s.key, *s.pending);
-  }
+  });
 }
 
 void SupplyLedger::commitPodList() {

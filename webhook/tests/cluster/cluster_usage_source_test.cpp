@@ -63,11 +63,11 @@ class ClusterSourceTest : public ::testing::Test {
     o.kubeconfig = kubeconfig(ca, token);
     o.unavailableGrace = 300ms;
     o.publishInterval = 10ms;
-    o.backoffInitial = 20ms;
-    o.backoffMax = 100ms;
-    o.requestTimeout = 2s;
-    o.watchIdleTimeout = 5s;
-    o.listPageSize = 2;
+    o.listWatch.backoffInitial = 20ms;
+    o.listWatch.backoffMax = 100ms;
+    o.listWatch.requestTimeout = 2s;
+    o.listWatch.watchIdleTimeout = 5s;
+    o.listWatch.listPageSize = 2;
     o.log = [this](std::string_view level, std::string_view message) {
       std::lock_guard lock(mutex);
       const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
