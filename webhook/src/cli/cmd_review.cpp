@@ -4,17 +4,25 @@
 // Exit status: 0 admitted, 1 denied, 2 bad input or usage error.
 #include <cstdio>
 
+#include "authoring/documents.hpp"
+#include "authoring/policy_files.hpp"
+#include "authoring/review_output.hpp"
+#include "authoring/review_roundtrip.hpp"
+#include "cli/cluster_files.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/support_args.hpp"
 #include "cli/support_command.hpp"
-#include "cli/support_context.hpp"
-#include "cli/support_document.hpp"
-#include "cli/support_report.hpp"
-#include "cli/support_review.hpp"
 #include "cli/support_split.hpp"
 
 namespace gpua::cli {
 namespace {
+
+using authoring::emptyUsage;
+using authoring::InputError;
+using authoring::ReviewError;
+using authoring::ReviewReport;
+using authoring::ReviewRequest;
+using authoring::unavailableUsage;
 
 constexpr const char* kUsage =
     "usage: gpu-admission review -f FILE [options]\n"
@@ -42,38 +50,40 @@ int review(const Args& args) {
   const std::string output = args.getOr("--output", "text");
   if (output != "text" && output != "json" && output != "yaml")
     throw UsageError("--output must be text or json");
-  const auto policy = loadPolicies(splitList(args.getOr("--policies", "policies")));
-  const rapidjson::Document object = readDocumentFile(*file);
+  const auto policy = authoring::loadPolicies(splitList(args.getOr("--policies", "policies")));
+  const rapidjson::Document object = authoring::readDocumentFile(*file);
 
+  const ClusterFileReader files;
   engine::UsageSnapshot usage =
       args.has("--usage-unavailable") ? unavailableUsage("--usage-unavailable given")
-      : args.has("--usage-from") ? usageFromFiles(splitList(*args.get("--usage-from")), *policy)
-                                 : emptyUsage();
+      : args.has("--usage-from")      ? files.usage(splitList(*args.get("--usage-from")), *policy)
+                                      : emptyUsage();
   ReviewRequest req;
   req.object = &object;
   req.namespaceName = args.getOr("--namespace", "");
   req.operation = args.getOr("--operation", "CREATE");
   if (auto labels = args.get("--namespace-labels")) {
     // Labels belong to the namespace the request ends up in; resolve it first.
-    usage.namespaceLabels[requestNamespace(object, req.namespaceName)] = parseLabelList(*labels);
+    usage.namespaceLabels[authoring::requestNamespace(object, req.namespaceName)] =
+        parseLabelList(*labels);
   }
 
   const engine::SupplySnapshot supply =
-      args.has("--nodes-from") ? supplyFromFiles(splitList(*args.get("--nodes-from")),
-                                                 splitList(args.getOr("--usage-from", "")), *policy)
+      args.has("--nodes-from") ? files.supply(splitList(*args.get("--nodes-from")),
+                                              splitList(args.getOr("--usage-from", "")), *policy)
                                : engine::SupplySnapshot{};
   ReviewReport report;
   try {
-    report = runReview(req, *policy, usage, supply);
+    report = authoring::runReview(req, *policy, usage, supply);
   } catch (const ReviewError& e) {
     throw InputError(*file + ": " + e.what());
   }
   if (output == "json") {
     rapidjson::Document d;
-    reportJson(report, d, d.GetAllocator());
-    std::printf("%s\n", toJson(d, true).c_str());
+    authoring::reportJson(report, d, d.GetAllocator());
+    std::printf("%s\n", authoring::toJson(d, true).c_str());
   } else {
-    std::fputs(reportText(report).c_str(), stdout);
+    std::fputs(authoring::reportText(report).c_str(), stdout);
   }
   return report.allowed ? 0 : 1;
 }

@@ -11,21 +11,21 @@
 #include <cmath>
 #include <cstdio>
 
+#include "authoring/documents.hpp"
+#include "authoring/policy_files.hpp"
 #include "cli/command_registry.hpp"
 #include "cli/support_args.hpp"
 #include "cli/support_command.hpp"
-#include "cli/support_context.hpp"
-#include "cli/support_document.hpp"
 #include "cli/support_split.hpp"
 #include "cluster/api_client.hpp"
 #include "cluster/api_config.hpp"
 #include "cluster/cluster_lists.hpp"
 #include "cluster/node_decode.hpp"
-#include "kube/rfc3339.hpp"
 #include "cluster/status_report.hpp"
 #include "cluster/supply_ledger.hpp"
 #include "cluster/usage_file.hpp"
 #include "engine/supply.hpp"
+#include "kube/rfc3339.hpp"
 
 namespace gpua::cli {
 namespace {
@@ -63,9 +63,9 @@ struct Inputs {
 
 Inputs fromFiles(const Args& args) {
   Inputs in;
-  if (auto pods = args.get("--pods")) in.pods = readDocumentFile(*pods);
-  if (auto ns = args.get("--namespaces")) in.namespaces = readDocumentFile(*ns);
-  if (auto nodes = args.get("--nodes")) in.nodes = readDocumentFile(*nodes);
+  if (auto pods = args.get("--pods")) in.pods = authoring::readDocumentFile(*pods);
+  if (auto ns = args.get("--namespaces")) in.namespaces = authoring::readDocumentFile(*ns);
+  if (auto nodes = args.get("--nodes")) in.nodes = authoring::readDocumentFile(*nodes);
   return in;
 }
 
@@ -319,7 +319,7 @@ int status(const Args& args) {
                          : "give --kubeconfig, --in-cluster, or snapshot files (--pods, --nodes)");
   if (args.has("--kubeconfig") && args.has("--in-cluster"))
     throw UsageError("--kubeconfig and --in-cluster exclude each other");
-  const auto policy = loadPolicies(splitList(args.getOr("--policies", "policies")));
+  const auto policy = authoring::loadPolicies(splitList(args.getOr("--policies", "policies")));
   const double now = nowOf(args);
   Inputs in;
   if (files) {

@@ -47,4 +47,22 @@ std::string Args::getOr(const std::string& name, std::string fallback) const {
   return v ? *v : std::move(fallback);
 }
 
+kube::Labels parseLabelList(const std::string& text) {
+  kube::Labels labels;
+  std::size_t start = 0;
+  while (start <= text.size()) {
+    auto end = text.find(',', start);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(start, end - start);
+    if (!item.empty()) {
+      const auto eq = item.find('=');
+      if (eq == std::string::npos || eq == 0)
+        throw UsageError("label \"" + item + "\" is not key=value");
+      labels[item.substr(0, eq)] = item.substr(eq + 1);
+    }
+    start = end + 1;
+  }
+  return labels;
+}
+
 }  // namespace gpua::cli

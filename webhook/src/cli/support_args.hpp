@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "kube/label_selector.hpp"
+
 namespace gpua::cli {
 
 // Bad command line: the command prints it with its usage and exits 2.
@@ -38,5 +40,8 @@ class Args {
   std::map<std::string, std::string> values_;
   std::vector<std::string> positional_;
 };
+
+// "team=vision,env=dev" -> labels. Throws UsageError on an entry without '='.
+kube::Labels parseLabelList(const std::string& text);
 
 }  // namespace gpua::cli

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "cli/support_document.hpp"
+#include "authoring/policy_files.hpp"
 
 namespace gpua::cli {
 
@@ -19,7 +19,11 @@ int runParsedCommand(std::string_view name, const char* usage, Args& args, int a
   } catch (const UsageError& e) {
     std::fprintf(stderr, "gpu-admission %.*s: %s\n\n%s", n, name.data(), e.what(), usage);
     return 2;
-  } catch (const InputError& e) {
+  } catch (const authoring::PolicyLoadError& e) {
+    for (const auto& d : e.diagnostics()) std::fprintf(stderr, "%s\n", d.format().c_str());
+    std::fprintf(stderr, "gpu-admission %.*s: error: %s\n", n, name.data(), e.what());
+    return 2;
+  } catch (const authoring::InputError& e) {
     std::fprintf(stderr, "gpu-admission %.*s: error: %s\n", n, name.data(), e.what());
     return 2;
   }

@@ -7,18 +7,12 @@
 
 #include <rapidjson/document.h>
 
-#include <stdexcept>
 #include <string>
 #include <string_view>
 
-namespace gpua::cli {
+#include "authoring/input_error.hpp"
 
-// A file that cannot be read or parsed. what() names the file and, when known, line:column:
-// "pod.yaml:3:7: mapping values are not allowed here".
-class InputError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace gpua::authoring {
 
 // Parses `text` as JSON when it starts with '{' or '[', else as a single YAML document.
 // `name` is used in errors only. Throws InputError.
@@ -36,4 +30,4 @@ std::string toYaml(const rapidjson::Value& value);
 
 std::string toJson(const rapidjson::Value& value, bool pretty);
 
-}  // namespace gpua::cli
+}  // namespace gpua::authoring

@@ -1,12 +1,11 @@
-#include "cli/support_case.hpp"
+#include "authoring/case_file.hpp"
 
 #include <filesystem>
 #include <set>
 
-#include "cli/support_context.hpp"
-#include "cli/support_document.hpp"
+#include "authoring/documents.hpp"
 
-namespace gpua::cli {
+namespace gpua::authoring {
 namespace {
 
 using rapidjson::Value;
@@ -134,7 +133,8 @@ void parseExactExpectations(const Value& v, CaseExpect& e, const Where& w) {
   }
 }
 
-CaseExpect parseExpect(const Value& v, const std::string& file, const Where& w) {
+CaseExpect parseExpect(const Value& v, const std::string& file,
+                       const std::shared_ptr<const rapidjson::Document>& owner, const Where& w) {
   checkKeys(
       v,
       {"allowed", "outcome", "class", "mode", "messageContains", "warningsContain", "noWarnings",
@@ -160,7 +160,7 @@ CaseExpect parseExpect(const Value& v, const std::string& file, const Where& w) 
       const std::string ptr = m.name.GetString();
       if (!ptr.empty() && ptr[0] != '/')
         w.fail("expect.patched key \"" + ptr + "\" is not a JSON pointer (starts with /)");
-      e.patched.emplace_back(ptr, &m.value);
+      e.patched.emplace_back(ptr, std::shared_ptr<const Value>(owner, &m.value));
     }
   }
   if (v.HasMember("absent")) e.absent = asStrings(v["absent"], "expect.absent", w);
@@ -173,17 +173,16 @@ CaseExpect parseExpect(const Value& v, const std::string& file, const Where& w) 
   return e;
 }
 
-const Value* loadObject(const std::string& path, CaseFile& cf, const Where& w) {
+std::shared_ptr<const Value> loadObject(const std::string& path, const Where& w) {
   try {
-    auto doc = std::make_shared<rapidjson::Document>(readDocumentFile(path));
-    cf.objects.push_back(doc);
-    return doc.get();
+    return std::make_shared<const rapidjson::Document>(readDocumentFile(path));
   } catch (const InputError& e) {
     w.fail(std::string("podFile: ") + e.what());
   }
 }
 
-TestCase parseCase(const Value& v, const Value* defaults, CaseFile& cf, std::size_t index) {
+TestCase parseCase(const Value& v, const Value* defaults, CaseFile& cf,
+                   const std::shared_ptr<const rapidjson::Document>& owner, std::size_t index) {
   Where w{cf.path, "cases[" + std::to_string(index) + "]"};
   checkKeys(v,
             {"name", "namespace", "namespaceLabels", "operation", "usage", "nodes", "pod",
@@ -208,10 +207,10 @@ TestCase parseCase(const Value& v, const Value* defaults, CaseFile& cf, std::siz
     for (const auto& f : asStrings(*n, "nodes", w)) c.nodesFiles.push_back(resolve(cf.path, f));
   const bool inlinePod = v.HasMember("pod"), filePod = v.HasMember("podFile");
   if (inlinePod == filePod) w.fail("give exactly one of pod (inline) or podFile");
-  c.object = inlinePod ? &v["pod"]
-                       : loadObject(resolve(cf.path, asString(v["podFile"], "podFile", w)), cf, w);
+  c.object = inlinePod ? std::shared_ptr<const Value>(owner, &v["pod"])
+                       : loadObject(resolve(cf.path, asString(v["podFile"], "podFile", w)), w);
   if (!v.HasMember("expect")) w.fail("a case needs expect");
-  c.expect = parseExpect(v["expect"], cf.path, w);
+  c.expect = parseExpect(v["expect"], cf.path, owner, w);
   return c;
 }
 
@@ -220,49 +219,28 @@ TestCase parseCase(const Value& v, const Value* defaults, CaseFile& cf, std::siz
 CaseFile loadCaseFile(const std::string& path) {
   CaseFile cf;
   cf.path = path;
-  cf.doc = std::make_shared<rapidjson::Document>(readDocumentFile(path));
+  const auto doc = std::make_shared<const rapidjson::Document>(readDocumentFile(path));
   const Where w{path, ""};
-  checkKeys(*cf.doc, {"cases", "defaults", "policies"}, "the file (top level)", w);
-  if (cf.doc->HasMember("policies"))
-    for (const auto& p : asStrings((*cf.doc)["policies"], "policies", w))
+  checkKeys(*doc, {"cases", "defaults", "policies"}, "the file (top level)", w);
+  if (doc->HasMember("policies"))
+    for (const auto& p : asStrings((*doc)["policies"], "policies", w))
       cf.policies.push_back(resolve(path, p));
   const Value* defaults = nullptr;
-  if (cf.doc->HasMember("defaults")) {
-    defaults = &(*cf.doc)["defaults"];
+  if (doc->HasMember("defaults")) {
+    defaults = &(*doc)["defaults"];
     checkKeys(*defaults, {"namespace", "namespaceLabels", "operation", "usage", "nodes"},
               "defaults", w);
   }
-  if (!cf.doc->HasMember("cases") || !(*cf.doc)["cases"].IsArray() || (*cf.doc)["cases"].Empty())
+  if (!doc->HasMember("cases") || !(*doc)["cases"].IsArray() || (*doc)["cases"].Empty())
     w.fail("needs a non-empty list `cases`");
   std::set<std::string> names;
   std::size_t i = 0;
-  for (const auto& item : (*cf.doc)["cases"].GetArray()) {
-    TestCase c = parseCase(item, defaults, cf, i++);
+  for (const auto& item : (*doc)["cases"].GetArray()) {
+    TestCase c = parseCase(item, defaults, cf, doc, i++);
     if (!names.insert(c.name).second) Where{path, c.name}.fail("duplicate case name");
     cf.cases.push_back(std::move(c));
   }
   return cf;
 }
 
-engine::UsageSnapshot caseUsage(const TestCase& c, const policy::PolicySet& policy) {
-  if (!c.usage.given) return emptyUsage();
-  if (!c.usage.available)
-    return unavailableUsage(c.usage.reason.empty() ? "usage unavailable (test case)"
-                                                   : c.usage.reason);
-  engine::UsageSnapshot u =
-      c.usage.podsFiles.empty() ? emptyUsage() : usageFromFiles(c.usage.podsFiles, policy);
-  for (const auto& [ns, figures] : c.usage.namespaces) {
-    auto& target = u.namespaces[ns];
-    target.gpuEquivalents += figures.gpuEquivalents;
-    for (const auto& [k, v] : figures.byClass) target.byClass[k] += v;
-    for (const auto& [k, v] : figures.byResource) target.byResource[k] += v;
-  }
-  return u;
-}
-
-engine::SupplySnapshot caseSupply(const TestCase& c, const policy::PolicySet& policy) {
-  if (c.nodesFiles.empty()) return {};
-  return supplyFromFiles(c.nodesFiles, c.usage.podsFiles, policy);
-}
-
-}  // namespace gpua::cli
+}  // namespace gpua::authoring

@@ -1,4 +1,4 @@
-#include "cli/support_document.hpp"
+#include "authoring/documents.hpp"
 
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
@@ -16,7 +16,7 @@
 
 #include "kube/json_parse.hpp"
 
-namespace gpua::cli {
+namespace gpua::authoring {
 namespace {
 
 using Alloc = rapidjson::Document::AllocatorType;
@@ -61,9 +61,11 @@ void setNumber(const std::string& s, PlainKind kind, rapidjson::Value& out) {
       return;
     }
   }
-  std::string t = s;
-  for (auto& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  double d = std::strtod(t.c_str(), nullptr);
+  // YAML spells infinity and NaN ".inf" and ".nan", which strtod does not read (it would give
+  // 0); JSON holds neither, so both are refused as kubectl refuses them.
+  if (s.find_first_of("iInN") != std::string::npos)
+    throw InputError("not representable in JSON: " + s);
+  const double d = std::strtod(s.c_str(), nullptr);
   if (!std::isfinite(d)) throw InputError("not representable in JSON: " + s);
   out.SetDouble(d);
 }
@@ -257,4 +259,4 @@ std::string toJson(const rapidjson::Value& value, bool pretty) {
   return std::string(buf.GetString(), buf.GetSize());
 }
 
-}  // namespace gpua::cli
+}  // namespace gpua::authoring
