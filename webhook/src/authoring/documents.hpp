@@ -1,8 +1,7 @@
-// Reading Kubernetes objects and case files (JSON or YAML) into RapidJSON, and printing RapidJSON
-// back as YAML or JSON. YAML scalars follow kubectl (sigs.k8s.io/yaml on go-yaml v2, YAML 1.1):
-// quoted scalars stay strings; plain ints, floats, booleans (true/false/yes/no/on/off) and nulls
-// become JSON numbers, booleans and null, so `nvidia.com/gpu: 1` and `"1"` differ as they would in
-// `kubectl apply`.
+// Reading Kubernetes objects (JSON or YAML) into RapidJSON, and printing RapidJSON back as YAML
+// or JSON. YAML scalars follow kubectl (yaml_json.hpp): quoted scalars stay strings; plain ints,
+// floats, booleans (true/false/yes/no/on/off) and nulls become JSON numbers, booleans and null,
+// so `nvidia.com/gpu: 1` and `"1"` differ as they would in `kubectl apply`.
 #pragma once
 
 #include <rapidjson/document.h>

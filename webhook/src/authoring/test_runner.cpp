@@ -43,11 +43,10 @@ struct LoadedFile {
 };
 
 LoadedFile readFile(const std::string& path) {
-  try {
-    return {path, loadCaseFile(path), {}};
-  } catch (const InputError& e) {
-    return {path, std::nullopt, {{e.what(), {}}}};
-  }
+  CaseFileResult read = loadCaseFile(path);
+  LoadedFile file{path, std::move(read.caseFile), {}};
+  for (const auto& d : read.errors) file.problems.push_back({d.format(), {}});
+  return file;
 }
 
 // The file's own policy failing fails the file; the runner's own failing stops the suite.

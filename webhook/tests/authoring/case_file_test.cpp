@@ -14,16 +14,30 @@ using testing::trainingPod;
 
 class CaseFileTest : public ::testing::Test {
  protected:
-  CaseFile load(const std::string& text) { return loadCaseFile(dir_.write("t/cases.yaml", text)); }
+  CaseFileResult read(const std::string& text) {
+    return loadCaseFile(dir_.write("t/cases.yaml", text));
+  }
+  CaseFile load(const std::string& text) {
+    auto result = read(text);
+    EXPECT_TRUE(result.ok()) << ::testing::PrintToString(errorsOf(text));
+    return result.ok() ? std::move(*result.caseFile) : CaseFile{};
+  }
   std::string at(const std::string& relative) const { return (dir_.path() / relative).string(); }
-  // The error a file gives, "" when it loads.
-  std::string errorOf(const std::string& text) {
-    try {
-      load(text);
-    } catch (const InputError& e) {
-      return e.what();
+  // Every error of the file as printed, relative to the scratch directory; none when it loads.
+  std::vector<std::string> errorsOf(const std::string& text) {
+    std::vector<std::string> out;
+    for (const auto& d : read(text).errors) {
+      std::string line = d.format();
+      if (line.rfind(dir_.path().string() + "/", 0) == 0)
+        line.erase(0, dir_.path().string().size() + 1);
+      out.push_back(line);
     }
-    return "";
+    return out;
+  }
+  std::string errorOf(const std::string& text) {
+    const auto errors = errorsOf(text);
+    EXPECT_EQ(errors.size(), 1u) << ::testing::PrintToString(errors);
+    return errors.empty() ? "" : errors.front();
   }
   ScratchDir dir_;
 };
@@ -127,24 +141,132 @@ TEST_F(CaseFileTest, CasesOutliveTheirFile) {
   EXPECT_EQ((*kept.expect.patched.at(0).second)["b"][1].GetInt(), 2);
 }
 
-TEST_F(CaseFileTest, StructuralErrorsNameTheFile) {
-  for (const char* text : {
-           "cases: []\n",
-           "defaults: {namespace: x}\n",
-           "cases:\n- name: a\n  expect: {}\n",
-           "cases:\n- name: a\n  pod: {}\n  podFile: x.json\n  expect: {}\n",
-           "cases:\n- pod: {}\n  expect: {}\n",
-           "cases:\n- name: a\n  pod: {}\n",
-           "cases:\n- {name: a, pod: {}, expect: {}}\n- {name: a, pod: {}, expect: {}}\n",
-           "cases:\n- name: a\n  podFile: missing.json\n  expect: {}\n",
-           "cases:\n- {name: a, pod: {}, expect: {noPatch: true, patched: {/a: 1}}}\n",
-           "cases:\n- {name: a, pod: {}, expect: {ignore: [/a]}}\n",
-           "cases:\n- {name: a, pod: {}, expect: {noViolations: true, violationsExactly: [x]}}\n",
-           "cases:\n- {name: a, pod: {}, expect: {patched: {spec: 1}}}\n",
-       }) {
-    const std::string error = errorOf(text);
-    EXPECT_EQ(error.rfind(at("t/cases.yaml") + ":", 0), 0u) << text << "\n-> " << error;
-  }
+// What a policy author gets from `lint`, a policy-test author gets from `test`: the file, the
+// line and column, the key path, and the key meant.
+TEST_F(CaseFileTest, AMisspeltKeyNamesItsPlaceAndTheKeyMeant) {
+  EXPECT_EQ(errorOf(R"(cases:
+- name: typo
+  pod: {apiVersion: v1, kind: Pod}
+  expect: {alowed: true}
+)"),
+            "t/cases.yaml:4:12: cases[0].expect.alowed: unknown key 'alowed' (hint: did you mean "
+            "'allowed'?)");
+  EXPECT_EQ(errorsOf("defaults: {namespaceLabel: {a: b}}\ncases: []\n").at(0),
+            "t/cases.yaml:1:12: defaults.namespaceLabel: unknown key 'namespaceLabel' (hint: did "
+            "you mean 'namespaceLabels'?)");
+  EXPECT_EQ(errorsOf("case:\n- name: a\n"),
+            (std::vector<std::string>{
+                "t/cases.yaml:1:1: case: unknown key 'case' (hint: did you mean 'cases'?)",
+                "t/cases.yaml:1:1: cases: missing required field 'cases'"}));
+}
+
+TEST_F(CaseFileTest, MisspeltValuesGetTheNearestNameToo) {
+  EXPECT_EQ(errorOf("cases:\n- {name: a, pod: {}, expect: {outcome: Clasified}}\n"),
+            "t/cases.yaml:2:40: cases[0].expect.outcome: unknown value 'Clasified' (hint: did you "
+            "mean 'Classified'?)");
+  EXPECT_EQ(errorOf("cases:\n- {name: a, pod: {}, expect: {mode: enforced}}\n"),
+            "t/cases.yaml:2:37: cases[0].expect.mode: unknown value 'enforced' (hint: did you "
+            "mean 'enforce'?)");
+  EXPECT_EQ(errorOf("cases:\n- {name: a, operation: CRAETE, pod: {}, expect: {}}\n"),
+            "t/cases.yaml:2:24: cases[0].operation: unknown value 'CRAETE' (hint: did you mean "
+            "'CREATE'?)");
+  // The runner compares outcome and mode without case, so their case is not an error.
+  EXPECT_TRUE(
+      errorsOf("cases:\n- {name: a, pod: {}, expect: {outcome: noGPU, mode: WARN}}\n").empty());
+}
+
+TEST_F(CaseFileTest, EveryProblemOfTheFileAtOnceInFileOrder) {
+  const auto errors = errorsOf(R"(cases:
+- name: one
+  pod: {}
+  expect: {allowed: yes, warningCount: -1}
+- name: two
+  podFile: nope.json
+  expect: {patched: {spec/x: 1}, absent: [/a~2]}
+- name: one
+  usage: {available: false, namespaces: {a: {gpuEquivalents: "3", byResource: {x: 1.5}}}}
+  pod: {}
+  expect: {}
+)");
+  ASSERT_EQ(errors.size(), 8u) << ::testing::PrintToString(errors);
+  EXPECT_EQ(errors[0],
+            "t/cases.yaml:4:21: cases[0].expect.allowed: expected true or false, got \"yes\"");
+  EXPECT_EQ(errors[1],
+            "t/cases.yaml:4:40: cases[0].expect.warningCount: must be at least 0, got -1");
+  EXPECT_EQ(errors[2].rfind("t/cases.yaml:6:12: cases[1].podFile: ", 0), 0u) << errors[2];
+  EXPECT_NE(errors[2].find("nope.json: cannot open file"), std::string::npos) << errors[2];
+  EXPECT_EQ(errors[3],
+            "t/cases.yaml:7:22: cases[1].expect.patched[spec/x]: \"spec/x\" is not a JSON pointer "
+            "(hint: start it with '/')");
+  EXPECT_EQ(errors[4],
+            "t/cases.yaml:7:43: cases[1].expect.absent[0]: \"/a~2\" is not a valid JSON pointer "
+            "(hint: write '~' as ~0 and '/' inside a key as ~1)");
+  EXPECT_EQ(errors[5].rfind("t/cases.yaml:8:9: cases[2].name: duplicate case name 'one' (hint: "
+                            "first used at ",
+                            0),
+            0u)
+      << errors[5];
+  EXPECT_EQ(errors[6],
+            "t/cases.yaml:9:62: cases[2].usage.namespaces.a.gpuEquivalents: expected a number, "
+            "got string \"3\" (hint: remove the quotes)");
+  EXPECT_EQ(errors[7],
+            "t/cases.yaml:9:83: cases[2].usage.namespaces.a.byResource.x: expected an integer, "
+            "got \"1.5\"");
+}
+
+TEST_F(CaseFileTest, StructuralErrors) {
+  EXPECT_EQ(errorOf("cases: []\n"),
+            "t/cases.yaml:1:8: cases: no cases (hint: add at least one case)");
+  EXPECT_EQ(errorOf("cases:\n- name: a\n  expect: {}\n"),
+            "t/cases.yaml:2:3: cases[0]: give exactly one of pod (inline) or podFile");
+  EXPECT_EQ(errorOf("cases:\n- name: a\n  pod: {}\n  podFile: x.json\n  expect: {}\n"),
+            "t/cases.yaml:2:3: cases[0]: give exactly one of pod (inline) or podFile");
+  EXPECT_EQ(errorOf("cases:\n- pod: {}\n  expect: {}\n"),
+            "t/cases.yaml:2:3: cases[0].name: missing required field 'name'");
+  EXPECT_EQ(errorOf("cases:\n- name: a\n  pod: {}\n"),
+            "t/cases.yaml:2:3: cases[0].expect: missing required field 'expect'");
+  EXPECT_EQ(errorOf("cases:\n- {name: a, pod: [], expect: {}}\n"),
+            "t/cases.yaml:2:18: cases[0].pod: expected a mapping, got a list");
+  EXPECT_EQ(errorOf("cases:\n- {name: a, pod: {}, expect: {noPatch: true, patched: {/a: 1}}}\n"),
+            "t/cases.yaml:2:40: cases[0].expect.noPatch: contradicts patched/patchedPod (hint: "
+            "give one of them)");
+  EXPECT_EQ(errorOf("cases:\n- {name: a, pod: {}, expect: {ignore: [/a]}}\n"),
+            "t/cases.yaml:2:39: cases[0].expect.ignore: applies to patchedPod only (hint: add "
+            "patchedPod, or remove ignore)");
+  EXPECT_EQ(
+      errorOf(
+          "cases:\n- {name: a, pod: {}, expect: {noViolations: true, violationsExactly: [x]}}\n"),
+      "t/cases.yaml:2:45: cases[0].expect.noViolations: contradicts violationsExactly (hint: give "
+      "one of them)");
+  EXPECT_EQ(errorOf("cases:\n- {name: a, pod: {a: 1, a: 2}, expect: {}}\n"),
+            "t/cases.yaml:2:25: cases[0].pod: duplicate key \"a\"");
+  EXPECT_EQ(
+      errorOf("cases:\n- {name: a, pod: {}, expect: {violations: {a: b}}}\n"),
+      "t/cases.yaml:2:43: cases[0].expect.violations: expected a string or a list of strings");
+}
+
+TEST_F(CaseFileTest, FileLevelErrors) {
+  EXPECT_EQ(errorOf(""),
+            "t/cases.yaml: no cases: the file is empty (hint: a case file is a "
+            "mapping with a list `cases:` (docs/policy-testing.md))");
+  EXPECT_EQ(errorOf("cases:\n- name: a\n  pod: {\n"),
+            "t/cases.yaml:4:1: YAML syntax error: end of map flow not found");
+  EXPECT_EQ(errorOf("cases: [{name: a, pod: {}, expect: {}}]\n---\ncases: []\n"),
+            "t/cases.yaml:2:1: a second YAML document: a case file is one mapping with `cases:` "
+            "(hint: remove the \"---\" line, or move these cases to a file of their own)");
+  EXPECT_EQ(errorOf("a: &a [*a]\n").rfind("t/cases.yaml:1:8: alias repeats a node", 0), 0u);
+  const std::string missing = at("t/none.yaml");
+  const auto result = loadCaseFile(missing);
+  ASSERT_EQ(result.errors.size(), 1u);
+  EXPECT_EQ(result.errors[0].format(), missing + ": cannot read the case file");
+}
+
+// A leading "---" and comments before it are not a second document, and lines still count
+// from the top of the file.
+TEST_F(CaseFileTest, LinesCountFromTheTopOfTheFileAfterALeadingSeparator) {
+  EXPECT_EQ(errorOf("# cases for x\n---\ncases:\n- {name: a, pod: {}, expect: {alowed: true}}\n"),
+            "t/cases.yaml:4:31: cases[0].expect.alowed: unknown key 'alowed' (hint: did you mean "
+            "'allowed'?)");
 }
 
 }  // namespace
