@@ -6,27 +6,11 @@
 
 #include "authoring/test_runner.hpp"
 #include "cli/cluster_files.hpp"
+#include "cli/command_line.hpp"
 #include "cli/command_registry.hpp"
-#include "cli/support_args.hpp"
-#include "cli/support_command.hpp"
-#include "cli/support_split.hpp"
 
 namespace gpua::cli {
 namespace {
-
-constexpr const char* kUsage =
-    "usage: gpu-admission test [PATH...] [options]\n"
-    "\n"
-    "Runs the declarative policy cases in PATH (a directory: every *.yaml/*.yml directly inside;\n"
-    "or case files). Default PATH: policy-tests. See docs/policy-testing.md.\n"
-    "\n"
-    "  -p, --policies PATH,...  policy files or directories\n"
-    "                           (default: the 'policies' directory next to the first PATH's\n"
-    "                           directory, i.e. policy-tests/../policies)\n"
-    "      --run TEXT           only cases whose name contains TEXT\n"
-    "  -v, --verbose            print a line for passing cases too\n"
-    "\n"
-    "exit status: 0 all passed, 1 a case failed, 2 usage error or unloadable policy\n";
 
 // One FAIL line per broken expectation (diff lines indented below it), as the suite runs.
 class FailurePrinter final : public authoring::SuiteObserver {
@@ -51,22 +35,42 @@ class FailurePrinter final : public authoring::SuiteObserver {
   bool verbose_;
 };
 
-int test(const Args& args) {
+struct TestOptions {
+  std::vector<std::string> paths;
+  std::string policies, filter;
+  bool verbose = false;
+};
+
+int test(const TestOptions& o, bool policiesGiven) {
   authoring::SuiteOptions options;
-  options.paths = args.positional();
-  if (options.paths.empty()) options.paths.push_back("policy-tests");
-  if (args.has("--policies")) options.policies = splitList(*args.get("--policies"));
-  options.filter = args.getOr("--run", "");
-  FailurePrinter printer(args.has("--verbose"));
+  options.paths = o.paths.empty() ? std::vector<std::string>{"policy-tests"} : o.paths;
+  if (policiesGiven) options.policies = splitList(o.policies);
+  options.filter = o.filter;
+  FailurePrinter printer(o.verbose);
   const auto tally = authoring::runSuite(options, ClusterFileReader{}, printer);
   std::printf("%d passed, %d failed\n", tally.passed, tally.failed);
   return tally.failed > 0 ? 1 : 0;
 }
 
 int runTestCommand(int argc, char** argv) {
-  Args args({"--policies", "--run"}, {"--help", "--verbose"},
-            {{"-p", "--policies"}, {"-v", "--verbose"}, {"-h", "--help"}});
-  return runParsedCommand("test", kUsage, args, argc, argv, &test);
+  CommandLine cl(
+      "test", "usage: gpu-admission test [PATH...] [options]",
+      "Runs the declarative policy cases in PATH (a directory: every *.yaml/*.yml "
+      "directly inside;\nor case files). Default PATH: policy-tests. See "
+      "docs/policy-testing.md.\n",
+      "exit status: 0 all passed, 1 a case failed, 2 usage error or unloadable policy\n");
+  TestOptions o;
+  CLI::App& app = cl.app();
+  app.add_option("paths", o.paths, "case files and directories of them")->type_name("PATH");
+  const CLI::Option* policies =
+      app.add_option("-p,--policies", o.policies,
+                     "policy files or directories\n"
+                     "(default: the 'policies' directory next to the first PATH's\n"
+                     "directory, i.e. policy-tests/../policies)")
+          ->type_name("PATH,...");
+  app.add_option("--run", o.filter, "only cases whose name contains TEXT")->type_name("TEXT");
+  app.add_flag("-v,--verbose", o.verbose, "print a line for passing cases too");
+  return cl.run(argc, argv, [&] { return test(o, policies->count() > 0); });
 }
 
 const CommandRegistrar kTest{

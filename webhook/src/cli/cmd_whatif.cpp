@@ -9,10 +9,8 @@
 #include "authoring/policy_files.hpp"
 #include "authoring/whatif.hpp"
 #include "cli/cluster_files.hpp"
+#include "cli/command_line.hpp"
 #include "cli/command_registry.hpp"
-#include "cli/support_args.hpp"
-#include "cli/support_command.hpp"
-#include "cli/support_split.hpp"
 
 namespace gpua::cli {
 namespace {
@@ -21,27 +19,6 @@ using authoring::PodResult;
 using authoring::Verdict;
 using authoring::WhatifRow;
 using rapidjson::Value;
-
-constexpr const char* kUsage =
-    "usage: gpu-admission whatif --pods PODS.json [options]\n"
-    "\n"
-    "Runs every pod of `kubectl get pods -A -o json` through the policy as a CREATE and prints\n"
-    "what would be mutated, denied or left alone, per namespace and class.\n"
-    "\n"
-    "      --pods FILE            the pod list (JSON or YAML; List, PodList or an array)\n"
-    "      --namespaces FILE      `kubectl get ns -o json`, for namespace labels (rollout, "
-    "quotas)\n"
-    "  -p, --policies PATH,...    policy files or directories (default: policies)\n"
-    "      --usage-from FILE,...  GPU usage for quota checks (default: an empty cluster, so each\n"
-    "                             pod is judged alone)\n"
-    "      --nodes-from FILE,...  `kubectl get nodes -o json`: runs the capacity checks too, with\n"
-    "                             the snapshot's pods as what is allocated and pending\n"
-    "  -o, --output table|json    (default: table)\n"
-    "\n"
-    "WARNED counts pods admitted although they break a rule (warn/audit rollout mode): the\n"
-    "pods enforce mode would deny.\n"
-    "\n"
-    "exit status: 0 report printed, 2 usage error or bad input\n";
 
 void printTable(const std::vector<PodResult>& pods) {
   const auto rows = authoring::summarize(pods);
@@ -112,19 +89,18 @@ void printJson(const std::vector<PodResult>& pods) {
   std::printf("%s\n", authoring::toJson(d, true).c_str());
 }
 
-int whatif(const Args& args) {
-  const auto podsFile = args.get("--pods");
-  if (!podsFile) throw UsageError("--pods FILE is required");
-  const std::string output = args.getOr("--output", "table");
-  if (output != "table" && output != "json") throw UsageError("--output must be table or json");
-  const auto policy = authoring::loadPolicies(splitList(args.getOr("--policies", "policies")));
+struct WhatifOptions {
   authoring::WhatifInputs inputs;
-  inputs.podsFile = *podsFile;
-  inputs.namespacesFile = args.get("--namespaces");
-  inputs.usageFiles = splitList(args.getOr("--usage-from", ""));
-  inputs.nodesFiles = splitList(args.getOr("--nodes-from", ""));
-  const auto results = authoring::runWhatif(inputs, *policy, ClusterFileReader{});
-  if (output == "json")
+  std::string namespaces, policies = "policies", usageFrom, nodesFrom, output = "table";
+};
+
+int whatif(WhatifOptions& o) {
+  const auto policy = authoring::loadPolicies(splitList(o.policies));
+  if (!o.namespaces.empty()) o.inputs.namespacesFile = o.namespaces;
+  o.inputs.usageFiles = splitList(o.usageFrom);
+  o.inputs.nodesFiles = splitList(o.nodesFrom);
+  const auto results = authoring::runWhatif(o.inputs, *policy, ClusterFileReader{});
+  if (o.output == "json")
     printJson(results);
   else
     printTable(results);
@@ -132,9 +108,36 @@ int whatif(const Args& args) {
 }
 
 int runWhatifCommand(int argc, char** argv) {
-  Args args({"--pods", "--namespaces", "--policies", "--usage-from", "--nodes-from", "--output"},
-            {"--help"}, {{"-p", "--policies"}, {"-o", "--output"}, {"-h", "--help"}});
-  return runParsedCommand("whatif", kUsage, args, argc, argv, &whatif);
+  CommandLine cl("whatif", "usage: gpu-admission whatif --pods PODS.json [options]",
+                 "Runs every pod of `kubectl get pods -A -o json` through the policy as a CREATE "
+                 "and prints\nwhat would be mutated, denied or left alone, per namespace and "
+                 "class.\n",
+                 "WARNED counts pods admitted although they break a rule (warn/audit rollout "
+                 "mode): the\npods enforce mode would deny.\n"
+                 "\n"
+                 "exit status: 0 report printed, 2 usage error or bad input\n");
+  WhatifOptions o;
+  CLI::App& app = cl.app();
+  cl.require(app.add_option("--pods", o.inputs.podsFile,
+                            "the pod list (JSON or YAML; List, PodList or an array)")
+                 ->type_name("FILE"));
+  app.add_option("--namespaces", o.namespaces,
+                 "`kubectl get ns -o json`, for namespace labels (rollout, quotas)")
+      ->type_name("FILE");
+  app.add_option("-p,--policies", o.policies, "policy files or directories (default: policies)")
+      ->type_name("PATH,...");
+  app.add_option("--usage-from", o.usageFrom,
+                 "GPU usage for quota checks (default: an empty cluster, so each\n"
+                 "pod is judged alone)")
+      ->type_name("FILE,...");
+  app.add_option("--nodes-from", o.nodesFrom,
+                 "`kubectl get nodes -o json`: runs the capacity checks too, with\n"
+                 "the snapshot's pods as what is allocated and pending")
+      ->type_name("FILE,...");
+  app.add_option("-o,--output", o.output, "(default: table)")
+      ->type_name("table|json")
+      ->check(CLI::IsMember({"table", "json"}).description(""));
+  return cl.run(argc, argv, [&o] { return whatif(o); });
 }
 
 const CommandRegistrar kWhatif{
