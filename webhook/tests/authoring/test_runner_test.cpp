@@ -87,6 +87,28 @@ TEST_F(TestRunnerTest, AFileThatDoesNotParseIsOneFailureAndTheRestRuns) {
   EXPECT_EQ(recorder_.lines[0].rfind(at("tests/a.yaml") + ":1:", 0), 0u) << recorder_.lines[0];
 }
 
+// Every error of a case file is reported, and the file counts once: none of its cases runs.
+TEST_F(TestRunnerTest, EveryErrorOfAFileIsReportedAndTheFileCountsOnce) {
+  dir_.write("tests/cases.yaml", R"(cases:
+- name: fine
+  podFile: pods/worker.json
+  expect: {allowed: true}
+- name: typos
+  podFile: pods/worker.json
+  expect: {alowed: true, clas: training}
+)");
+  const auto tally = run(suite({at("tests")}));
+  EXPECT_EQ(tally.passed, 0);
+  EXPECT_EQ(tally.failed, 1);
+  const std::string file = at("tests/cases.yaml");
+  EXPECT_EQ(recorder_.lines,
+            (std::vector<std::string>{
+                file + ":7:12: cases[1].expect.alowed: unknown key 'alowed' (hint: did you mean "
+                       "'allowed'?)",
+                file + ":7:26: cases[1].expect.clas: unknown key 'clas' (hint: did you mean "
+                       "'class'?)"}));
+}
+
 TEST_F(TestRunnerTest, ACaseFilesOwnPolicyThatDoesNotLoadFailsThatFile) {
   dir_.write("tests/broken/policy.yaml", "apiVersion: gpu-admission.io/v1\nkind: GpuPolicy\n");
   dir_.write("tests/a.yaml", std::string("policies: broken\n") + kCases);
