@@ -447,6 +447,11 @@ std::optional<LoadedDocument> loadDocument(const std::string& text,
 std::optional<LoadedDocument> theDocument(const std::string& text, const std::string& path,
                                           policy::Diagnostics& errors) {
   const auto split = policy::splitDocuments(text, kMaxCaseFileDocuments);
+  if (split.count > split.spans.size()) {
+    policy::report(errors, {path, 0, 0, ""},
+                   std::to_string(split.count) + " YAML documents: a case file holds one");
+    return std::nullopt;
+  }
   std::uint64_t budget = kMaxCaseFileNodes;
   std::optional<LoadedDocument> found;
   for (const auto& span : split.spans) {
@@ -461,13 +466,10 @@ std::optional<LoadedDocument> theDocument(const std::string& text, const std::st
     }
     found = std::move(doc);
   }
-  if (!found && split.count <= split.spans.size())
+  if (!found)
     policy::report(errors, {path, 0, 0, ""}, "no cases: the file is empty",
                    "a case file is a mapping with a list `cases:` (docs/policy-testing.md)");
-  if (split.count > split.spans.size())
-    policy::report(errors, {path, 0, 0, ""},
-                   std::to_string(split.count) + " YAML documents: a case file holds one");
-  return split.count > split.spans.size() ? std::nullopt : found;
+  return found;
 }
 
 }  // namespace

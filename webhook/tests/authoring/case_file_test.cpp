@@ -254,6 +254,9 @@ TEST_F(CaseFileTest, FileLevelErrors) {
   EXPECT_EQ(errorOf("cases: [{name: a, pod: {}, expect: {}}]\n---\ncases: []\n"),
             "t/cases.yaml:2:1: a second YAML document: a case file is one mapping with `cases:` "
             "(hint: remove the \"---\" line, or move these cases to a file of their own)");
+  std::string separators;
+  for (int i = 0; i < 9; ++i) separators += "---\n";
+  EXPECT_EQ(errorOf(separators), "t/cases.yaml: 9 YAML documents: a case file holds one");
   EXPECT_EQ(errorOf("a: &a [*a]\n").rfind("t/cases.yaml:1:8: alias repeats a node", 0), 0u);
   const std::string missing = at("t/none.yaml");
   const auto result = loadCaseFile(missing);
