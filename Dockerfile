@@ -12,7 +12,7 @@ FROM debian:12 AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       build-essential cmake g++ make pkg-config libboost-dev libssl-dev rapidjson-dev \
-      libyaml-cpp-dev \
+      libyaml-cpp-dev libcli11-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY CMakeLists.txt ./

@@ -9,12 +9,14 @@
 //
 //   gpua_null_server --tls-cert C --tls-key K --listen 127.0.0.1:PORT [--threads N]
 //                    [--response real|tiny]
+#include <CLI/CLI.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/signal_set.hpp>
 
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -42,34 +44,52 @@ struct Args {
   bool tiny = false;
 };
 
-int usage(const char* why) {
-  std::fprintf(stderr,
-               "gpua_null_server: %s\nusage: gpua_null_server --tls-cert FILE --tls-key FILE "
-               "--listen ADDR:PORT [--threads N] [--response real|tiny]\n",
-               why);
+int fail(const char* why) {
+  std::fprintf(stderr, "gpua_null_server: %s\n", why);
   return 2;
 }
 
-bool parseArgs(int argc, char** argv, Args& a) {
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string k = argv[i], v = argv[i + 1];
-    if (k == "--tls-cert") {
-      a.tls.cert = v;
-    } else if (k == "--tls-key") {
-      a.tls.key = v;
-    } else if (k == "--listen") {
-      auto l = parseListenAddress(v);
-      if (!l) return false;
-      a.listen = *l;
-    } else if (k == "--threads") {
-      a.threads = static_cast<unsigned>(std::max(1, std::atoi(v.c_str())));
-    } else if (k == "--response" && (v == "real" || v == "tiny")) {
-      a.tiny = v == "tiny";
-    } else {
-      return false;
-    }
+// Returns an exit status when parsing ends the program (--help, a bad command line).
+std::optional<int> parseArgs(int argc, char** argv, Args& a) {
+  CLI::App app(
+      "The HTTPS server of gpu-admission with a constant AdmissionReview response: the ceiling\n"
+      "gpu-admission's throughput is compared with in the same run.",
+      "gpua_null_server");
+  app.option_defaults()->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  std::string listen = "127.0.0.1:0", response = "real";
+  app.add_option("--tls-cert", a.tls.cert, "the server certificate (PEM)")
+      ->required()
+      ->type_name("FILE");
+  app.add_option("--tls-key", a.tls.key, "its private key (PEM)")->required()->type_name("FILE");
+  app.add_option("--listen", listen, "where to listen (port 0: any free one)")
+      ->type_name("ADDR:PORT")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            return parseListenAddress(text) ? "" : "'" + text + "' is not ADDR:PORT";
+          },
+          ""))
+      ->capture_default_str();
+  app.add_option("--threads", a.threads, "I/O threads")
+      ->check(CLI::Range(1u, 1024u).description(""))
+      ->capture_default_str();
+  app.add_option("--response", response,
+                 "real: the webhook's answer to the bench's typical pod (same bytes as\n"
+                 "gpu-admission sends); tiny: a ~150-byte allow-only answer")
+      ->check(CLI::IsMember({"real", "tiny"}).description(""))
+      ->type_name("real|tiny")
+      ->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "gpua_null_server: %s\n\n%s", e.what(), app.help().c_str());
+    return 2;
   }
-  return argc % 2 == 1 && !a.tls.cert.empty() && !a.tls.key.empty();
+  a.listen = *parseListenAddress(listen);
+  a.tiny = response == "tiny";
+  return std::nullopt;
 }
 
 // What gpu-admission answers to the load generator's typical AdmissionReview, or an error
@@ -92,12 +112,12 @@ std::string realResponse(std::string& error) {
 
 int main(int argc, char** argv) {
   Args args;
-  if (!parseArgs(argc, argv, args)) return usage("bad arguments");
+  if (auto status = parseArgs(argc, argv, args)) return *status;
   auto tls = loadTlsContext(args.tls);
-  if (!tls.context) return usage(tls.error.c_str());
+  if (!tls.context) return fail(tls.error.c_str());
   std::string error;
   const std::string response = args.tiny ? std::string(kTinyResponse) : realResponse(error);
-  if (!error.empty()) return usage(error.c_str());
+  if (!error.empty()) return fail(error.c_str());
 
   boost::asio::io_context ioc(static_cast<int>(args.threads));
   HttpServer server(
@@ -108,7 +128,7 @@ int main(int argc, char** argv) {
         return r;
       },
       HttpServerOptions{});
-  if (auto err = server.listen(args.listen); !err.empty()) return usage(err.c_str());
+  if (auto err = server.listen(args.listen); !err.empty()) return fail(err.c_str());
   boost::asio::signal_set signals(ioc, SIGINT, SIGTERM);
   signals.async_wait([&](boost::system::error_code, int) {
     server.stop();

@@ -78,8 +78,12 @@ void report(const load::LoadOptions& o, load::RunResult& r, std::size_t bodyByte
 
 int main(int argc, char** argv) {
   auto parsed = load::parseLoadOptions(argc, argv);
+  if (!parsed.help.empty()) {
+    std::fputs(parsed.help.c_str(), stdout);
+    return 0;
+  }
   if (!parsed.options) {
-    std::fprintf(stderr, "gpua_load: %s\n%s", parsed.error.c_str(), load::loadUsage());
+    std::fprintf(stderr, "gpua_load: %s", parsed.error.c_str());
     return 2;
   }
   const auto& o = *parsed.options;

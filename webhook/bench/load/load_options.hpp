@@ -30,13 +30,15 @@ struct LoadOptions {
   std::string dumpBody;
 };
 
+// One of: the options to run with; `help` (--help was given); or `error`, a bad command line
+// naming the flag.
 struct OptionsResult {
   std::optional<LoadOptions> options;
+  std::string help;
   std::string error;
 };
 
+// Parses argv[1..argc) with CLI11.
 OptionsResult parseLoadOptions(int argc, const char* const* argv);
-
-const char* loadUsage();
 
 }  // namespace gpua::load

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/command_line.hpp"
 #include "cli/command_registry.hpp"
 #include "inventory/quota_render.hpp"
 #include "kube/json_parse.hpp"
@@ -19,67 +20,12 @@ namespace gpua::cli {
 
 namespace {
 
-void printHelp(std::FILE* out) {
-  std::fprintf(
-      out,
-      "usage: gpu-admission quotas render [--policies DIR|FILE]... [--namespaces ns.json]\n"
-      "                                   [--namespace NAME[=label=value,...]]... [-o FILE]\n\n"
-      "Writes ResourceQuota manifests (requests.<gpu resource>, and one per class scoped to\n"
-      "its PriorityClass) for the policy's quotas, as the atomic backstop behind the webhook.\n"
-      "GPU-equivalent budgets B become floor(B / GE per unit) units of each GPU resource.\n\n"
-      "  --policies      policy files or directories (default: policies)\n"
-      "  --namespaces    namespaces with labels: kubectl get ns -o json\n"
-      "  --namespace     a namespace and its labels, repeatable: team-a=team=vision,env=dev\n"
-      "  -o, --output    write to FILE instead of stdout\n\n"
-      "Quotas that select namespaces by labels need --namespaces or --namespace. What\n"
-      "ResourceQuota cannot express is printed as '# NOTE:' comments and on stderr.\n"
-      "Exit status: 0 rendered, 1 policy or input errors, 2 bad usage.\n");
-}
-
 struct Options {
   std::vector<std::string> policies;
-  std::optional<std::string> namespacesFile;
+  std::string namespacesFile;
   std::vector<std::string> namespaceSpecs;
-  std::optional<std::string> output;
+  std::string output;
 };
-
-// Returns an exit status when parsing ends the command (help, bad usage).
-std::optional<int> parseArgs(int argc, char** argv, Options& o) {
-  if (argc < 2 || std::string_view(argv[1]) != "render") {
-    if (argc >= 2 && (std::string_view(argv[1]) == "--help" || std::string_view(argv[1]) == "-h")) {
-      printHelp(stdout);
-      return 0;
-    }
-    std::fprintf(stderr, "gpu-admission quotas: expected the subcommand 'render'\n\n");
-    printHelp(stderr);
-    return 2;
-  }
-  for (int i = 2; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      printHelp(stdout);
-      return 0;
-    }
-    const bool valued = arg == "--policies" || arg == "--namespaces" || arg == "--namespace" ||
-                        arg == "-o" || arg == "--output";
-    if (!valued) {
-      std::fprintf(stderr, "gpu-admission quotas render: unknown option '%s'\n\n", argv[i]);
-      printHelp(stderr);
-      return 2;
-    }
-    if (i + 1 >= argc) {
-      std::fprintf(stderr, "gpu-admission quotas render: %s needs a value\n", argv[i]);
-      return 2;
-    }
-    const std::string value = argv[++i];
-    if (arg == "--policies") o.policies.push_back(value);
-    if (arg == "--namespaces") o.namespacesFile = value;
-    if (arg == "--namespace") o.namespaceSpecs.push_back(value);
-    if (arg == "-o" || arg == "--output") o.output = value;
-  }
-  if (o.policies.empty()) o.policies.emplace_back("policies");
-  return std::nullopt;
-}
 
 std::vector<inventory::NamespaceInfo> readNamespaces(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -93,14 +39,15 @@ std::vector<inventory::NamespaceInfo> readNamespaces(const std::string& path) {
 }
 
 std::optional<std::vector<inventory::NamespaceInfo>> namespacesOf(const Options& o) {
-  if (!o.namespacesFile && o.namespaceSpecs.empty()) return std::nullopt;
+  if (o.namespacesFile.empty() && o.namespaceSpecs.empty()) return std::nullopt;
   std::vector<inventory::NamespaceInfo> out;
-  if (o.namespacesFile) out = readNamespaces(*o.namespacesFile);
+  if (!o.namespacesFile.empty()) out = readNamespaces(o.namespacesFile);
   for (const auto& spec : o.namespaceSpecs) out.push_back(inventory::parseNamespaceSpec(spec));
   return out;
 }
 
-int render(const Options& o) {
+int render(Options& o) {
+  if (o.policies.empty()) o.policies.emplace_back("policies");
   const auto loaded = policy::loadPolicyPaths(o.policies);
   if (!loaded.ok()) {
     for (const auto& d : loaded.errors) std::fprintf(stderr, "%s\n", d.format().c_str());
@@ -116,11 +63,11 @@ int render(const Options& o) {
   }
   const auto result = inventory::renderResourceQuotas(*loaded.policy, namespaces);
   for (const auto& n : result.notes) std::fprintf(stderr, "note: %s\n", n.c_str());
-  if (o.output) {
-    std::ofstream out(*o.output, std::ios::binary | std::ios::trunc);
+  if (!o.output.empty()) {
+    std::ofstream out(o.output, std::ios::binary | std::ios::trunc);
     out << result.yaml;
     if (!out) {
-      std::fprintf(stderr, "gpu-admission quotas render: cannot write %s\n", o.output->c_str());
+      std::fprintf(stderr, "gpu-admission quotas render: cannot write %s\n", o.output.c_str());
       return 1;
     }
   } else {
@@ -131,10 +78,47 @@ int render(const Options& o) {
   return 0;
 }
 
+// Each occurrence of a repeatable option takes one value ("--namespace a --namespace b").
+CLI::Option* repeatable(CLI::Option* option) {
+  return option->allow_extra_args(false)->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+}
+
+void declare(CommandLine& cl, Options& o) {
+  CLI::App& app = cl.app();
+  repeatable(app.add_option("--policies", o.policies,
+                            "policy files or directories (default: policies), repeatable"))
+      ->type_name("PATH");
+  app.add_option("--namespaces", o.namespacesFile, "namespaces with labels: kubectl get ns -o json")
+      ->type_name("FILE");
+  repeatable(app.add_option("--namespace", o.namespaceSpecs,
+                            "a namespace and its labels, repeatable: team-a=team=vision,env=dev"))
+      ->type_name("NS[=K=V,...]");
+  app.add_option("-o,--output", o.output, "write to FILE instead of stdout")->type_name("FILE");
+}
+
+// `quotas` has one subcommand, `render`, whose options are all there is.
 int runQuotas(int argc, char** argv) {
+  CommandLine cl(
+      "quotas render",
+      "usage: gpu-admission quotas render [--policies PATH]... [--namespaces FILE]\n"
+      "                                   [--namespace NS[=K=V,...]]... [-o FILE]",
+      "Writes ResourceQuota manifests (requests.<gpu resource>, and one per class scoped to\n"
+      "its PriorityClass) for the policy's quotas, as the atomic backstop behind the webhook.\n"
+      "GPU-equivalent budgets B become floor(B / GE per unit) units of each GPU resource.\n",
+      "Quotas that select namespaces by labels need --namespaces or --namespace. What\n"
+      "ResourceQuota cannot express is printed as '# NOTE:' comments and on stderr.\n"
+      "Exit status: 0 rendered, 1 policy or input errors, 2 bad usage.\n");
   Options o;
-  if (auto status = parseArgs(argc, argv, o)) return *status;
-  return render(o);
+  declare(cl, o);
+  const std::string_view first = argc > 1 ? argv[1] : "";
+  if (first == "render") return cl.run(argc - 1, argv + 1, [&o] { return render(o); });
+  if (first == "--help" || first == "-h") {
+    std::fputs(cl.help().c_str(), stdout);
+    return 0;
+  }
+  std::fprintf(stderr, "gpu-admission quotas: expected the subcommand 'render'\n\n%s",
+               cl.help().c_str());
+  return 2;
 }
 
 const CommandRegistrar kQuotas{

@@ -4,91 +4,112 @@
 // Exit status: 0 admitted, 1 denied, 2 bad input or usage error.
 #include <cstdio>
 
+#include "authoring/documents.hpp"
+#include "authoring/policy_files.hpp"
+#include "authoring/review_output.hpp"
+#include "authoring/review_roundtrip.hpp"
+#include "cli/cluster_files.hpp"
+#include "cli/command_line.hpp"
 #include "cli/command_registry.hpp"
-#include "cli/support_args.hpp"
-#include "cli/support_command.hpp"
-#include "cli/support_context.hpp"
-#include "cli/support_document.hpp"
-#include "cli/support_report.hpp"
-#include "cli/support_review.hpp"
-#include "cli/support_split.hpp"
 
 namespace gpua::cli {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: gpu-admission review -f FILE [options]\n"
-    "\n"
-    "Runs one Pod or workload (Deployment, Job, PyTorchJob...) through the webhook exactly as an\n"
-    "API server request, and prints the decision, the warnings, the patch and the patched object.\n"
-    "\n"
-    "  -f, --file FILE            the object, YAML or JSON ('-' = stdin)\n"
-    "  -n, --namespace NS         request namespace (default: metadata.namespace, else default)\n"
-    "  -l, --namespace-labels K=V,...  labels of that namespace (rollout, quotas, exemptions)\n"
-    "  -p, --policies PATH,...    policy files or directories (default: policies)\n"
-    "      --usage-from FILE,...  GPU usage from `kubectl get pods -A -o json` (and ns lists);\n"
-    "                             default: an empty cluster (nothing in use)\n"
-    "      --usage-unavailable    pretend live usage is unknown (tests quotaUnavailable)\n"
-    "      --nodes-from FILE,...  node supply from `kubectl get nodes -o json`: capacity checks\n"
-    "                             (allocated and pending from the --usage-from pods)\n"
-    "      --operation OP         CREATE (default) | UPDATE | DELETE | CONNECT\n"
-    "  -o, --output text|json     text: summary and patched object as YAML (default)\n"
-    "\n"
-    "exit status: 0 admitted, 1 denied, 2 bad input or usage error\n";
+using authoring::InputError;
+using authoring::ReviewError;
+using authoring::ReviewReport;
+using authoring::ReviewRequest;
 
-int review(const Args& args) {
-  const auto file = args.get("--file");
-  if (!file) throw UsageError("-f FILE is required");
-  const std::string output = args.getOr("--output", "text");
-  if (output != "text" && output != "json" && output != "yaml")
-    throw UsageError("--output must be text or json");
-  const auto policy = loadPolicies(splitList(args.getOr("--policies", "policies")));
-  const rapidjson::Document object = readDocumentFile(*file);
+struct ReviewOptions {
+  std::string file, namespaceName, labels, policies = "policies", usageFrom, nodesFrom;
+  std::string operation = "CREATE", output = "text";
+  bool usageUnavailable = false;
+};
 
-  engine::UsageSnapshot usage =
-      args.has("--usage-unavailable") ? unavailableUsage("--usage-unavailable given")
-      : args.has("--usage-from") ? usageFromFiles(splitList(*args.get("--usage-from")), *policy)
-                                 : emptyUsage();
+// The cluster the object is reviewed in: usage unknown, from files or empty, with the labels
+// of the namespace the request goes to.
+engine::UsageSnapshot usageOf(const ReviewOptions& o, const rapidjson::Value& object,
+                              const policy::PolicySet& policy, const ClusterFileReader& files) {
+  engine::UsageSnapshot usage = o.usageUnavailable
+                                    ? authoring::unavailableUsage("--usage-unavailable given")
+                                : !o.usageFrom.empty() ? files.usage(splitList(o.usageFrom), policy)
+                                                       : authoring::emptyUsage();
+  // Labels belong to the namespace the request ends up in; resolve it first.
+  if (!o.labels.empty())
+    usage.namespaceLabels[authoring::requestNamespace(object, o.namespaceName)] =
+        parseLabelList(o.labels);
+  return usage;
+}
+
+int review(const ReviewOptions& o) {
+  const auto policy = authoring::loadPolicies(splitList(o.policies));
+  const rapidjson::Document object = authoring::readDocumentFile(o.file);
+  const ClusterFileReader files;
+  const engine::UsageSnapshot usage = usageOf(o, object, *policy, files);
+  const engine::SupplySnapshot supply =
+      o.nodesFrom.empty() ? engine::SupplySnapshot{}
+                          : files.supply(splitList(o.nodesFrom), splitList(o.usageFrom), *policy);
   ReviewRequest req;
   req.object = &object;
-  req.namespaceName = args.getOr("--namespace", "");
-  req.operation = args.getOr("--operation", "CREATE");
-  if (auto labels = args.get("--namespace-labels")) {
-    // Labels belong to the namespace the request ends up in; resolve it first.
-    usage.namespaceLabels[requestNamespace(object, req.namespaceName)] = parseLabelList(*labels);
-  }
-
-  const engine::SupplySnapshot supply =
-      args.has("--nodes-from") ? supplyFromFiles(splitList(*args.get("--nodes-from")),
-                                                 splitList(args.getOr("--usage-from", "")), *policy)
-                               : engine::SupplySnapshot{};
+  req.namespaceName = o.namespaceName;
+  req.operation = o.operation;
   ReviewReport report;
   try {
-    report = runReview(req, *policy, usage, supply);
+    report = authoring::runReview(req, *policy, usage, supply);
   } catch (const ReviewError& e) {
-    throw InputError(*file + ": " + e.what());
+    throw InputError(o.file + ": " + e.what());
   }
-  if (output == "json") {
+  if (o.output == "json") {
     rapidjson::Document d;
-    reportJson(report, d, d.GetAllocator());
-    std::printf("%s\n", toJson(d, true).c_str());
+    authoring::reportJson(report, d, d.GetAllocator());
+    std::printf("%s\n", authoring::toJson(d, true).c_str());
   } else {
-    std::fputs(reportText(report).c_str(), stdout);
+    std::fputs(authoring::reportText(report).c_str(), stdout);
   }
   return report.allowed ? 0 : 1;
 }
 
 int runReviewCommand(int argc, char** argv) {
-  Args args({"--file", "--namespace", "--namespace-labels", "--policies", "--usage-from",
-             "--nodes-from", "--operation", "--output"},
-            {"--help", "--usage-unavailable"},
-            {{"-f", "--file"},
-             {"-n", "--namespace"},
-             {"-l", "--namespace-labels"},
-             {"-p", "--policies"},
-             {"-o", "--output"},
-             {"-h", "--help"}});
-  return runParsedCommand("review", kUsage, args, argc, argv, &review);
+  CommandLine cl(
+      "review", "usage: gpu-admission review -f FILE [options]",
+      "Runs one Pod or workload (Deployment, Job, PyTorchJob...) through the webhook exactly as "
+      "an\n"
+      "API server request, and prints the decision, the warnings, the patch and the patched "
+      "object.\n",
+      "exit status: 0 admitted, 1 denied, 2 bad input or usage error\n");
+  ReviewOptions o;
+  CLI::App& app = cl.app();
+  cl.require(app.add_option("-f,--file", o.file, "the object, YAML or JSON ('-' = stdin)")
+                 ->type_name("FILE"));
+  app.add_option("-n,--namespace", o.namespaceName,
+                 "request namespace (default: metadata.namespace, else default)")
+      ->type_name("NS");
+  app.add_option("-l,--namespace-labels", o.labels,
+                 "labels of that namespace (rollout, quotas, exemptions)")
+      ->type_name("K=V,...")
+      ->check(labelList());
+  app.add_option("-p,--policies", o.policies, "policy files or directories (default: policies)")
+      ->type_name("PATH,...");
+  app.add_option("--usage-from", o.usageFrom,
+                 "GPU usage from `kubectl get pods -A -o json` (and ns lists);\n"
+                 "default: an empty cluster (nothing in use)")
+      ->type_name("FILE,...");
+  app.add_flag("--usage-unavailable", o.usageUnavailable,
+               "pretend live usage is unknown (tests quotaUnavailable)");
+  app.add_option("--nodes-from", o.nodesFrom,
+                 "node supply from `kubectl get nodes -o json`: capacity checks\n"
+                 "(allocated and pending from the --usage-from pods)")
+      ->type_name("FILE,...");
+  app.add_option("--operation", o.operation, "CREATE (default) | UPDATE | DELETE | CONNECT")
+      ->type_name("OP")
+      ->check(CLI::IsMember({"CREATE", "UPDATE", "DELETE", "CONNECT"}).description(""));
+  // "yaml" is the text output (its patched object is YAML), as it always was.
+  app.add_option("-o,--output", o.output,
+                 "text: summary and patched object as YAML (default); json: one\n"
+                 "object {object, allowed, status, outcome, class, ..., patchedObject}")
+      ->type_name("text|json")
+      ->check(CLI::IsMember({"text", "json", "yaml"}).description(""));
+  return cl.run(argc, argv, [&o] { return review(o); });
 }
 
 const CommandRegistrar kReview{

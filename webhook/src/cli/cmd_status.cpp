@@ -11,48 +11,28 @@
 #include <cmath>
 #include <cstdio>
 
+#include "authoring/documents.hpp"
+#include "authoring/policy_files.hpp"
+#include "cli/command_line.hpp"
 #include "cli/command_registry.hpp"
-#include "cli/support_args.hpp"
-#include "cli/support_command.hpp"
-#include "cli/support_context.hpp"
-#include "cli/support_document.hpp"
-#include "cli/support_split.hpp"
 #include "cluster/api_client.hpp"
 #include "cluster/api_config.hpp"
 #include "cluster/cluster_lists.hpp"
-#include "engine/supply.hpp"
 #include "inventory/node_decode.hpp"
 #include "inventory/status_report.hpp"
 #include "inventory/supply_ledger.hpp"
 #include "inventory/usage_file.hpp"
+#include "engine/supply.hpp"
 #include "kube/rfc3339.hpp"
 
 namespace gpua::cli {
 namespace {
 
-constexpr const char* kUsage =
-    "usage: gpu-admission status [--kubeconfig FILE | --in-cluster | --pods FILE --nodes FILE]\n"
-    "                            [options]\n"
-    "\n"
-    "GPU supply and the queue: per pool, nodes ready/total and per GPU resource allocatable,\n"
-    "allocated, free, pending pods and the oldest wait; per quota, GPU-equivalents used against\n"
-    "the limit and the top namespaces; per class, pending pods, pods bound in the last hour and\n"
-    "their wait p50/p95 (creation to PodScheduled).\n"
-    "\n"
-    "  From the cluster (needs list on pods, namespaces and nodes):\n"
-    "      --kubeconfig FILE       a kubeconfig (its current context, or --context)\n"
-    "      --context NAME\n"
-    "      --in-cluster            the pod's service account\n"
-    "  From snapshot files (JSON or YAML):\n"
-    "      --pods FILE             kubectl get pods -A -o json\n"
-    "      --nodes FILE            kubectl get nodes -o json (without it: no pool table)\n"
-    "      --namespaces FILE       kubectl get ns -o json (namespace labels for quotas)\n"
-    "\n"
-    "  -p, --policies PATH,...     policy files or directories (default: policies)\n"
-    "      --now TIME              judge waits as of this RFC 3339 time (default: now)\n"
-    "  -o, --output table|json     (default: table)\n"
-    "\n"
-    "exit status: 0 report printed, 1 the cluster could not be read, 2 usage error or bad input\n";
+struct StatusOptions {
+  std::string kubeconfig, context, pods, nodes, namespaces, policies = "policies", now;
+  std::string output = "table";
+  bool inCluster = false;
+};
 
 // Pods, namespaces and nodes as JSON lists, from wherever they came.
 struct Inputs {
@@ -61,19 +41,18 @@ struct Inputs {
   std::optional<rapidjson::Document> nodes;  // absent: no node source
 };
 
-Inputs fromFiles(const Args& args) {
+Inputs fromFiles(const StatusOptions& o) {
   Inputs in;
-  if (auto pods = args.get("--pods")) in.pods = readDocumentFile(*pods);
-  if (auto ns = args.get("--namespaces")) in.namespaces = readDocumentFile(*ns);
-  if (auto nodes = args.get("--nodes")) in.nodes = readDocumentFile(*nodes);
+  if (!o.pods.empty()) in.pods = authoring::readDocumentFile(o.pods);
+  if (!o.namespaces.empty()) in.namespaces = authoring::readDocumentFile(o.namespaces);
+  if (!o.nodes.empty()) in.nodes = authoring::readDocumentFile(o.nodes);
   return in;
 }
 
-Inputs fromCluster(const Args& args) {
+Inputs fromCluster(const StatusOptions& o) {
   const auto api =
-      args.has("--in-cluster")
-          ? cluster::loadInClusterConfig("/var/run/secrets/kubernetes.io/serviceaccount")
-          : cluster::loadKubeconfig(*args.get("--kubeconfig"), args.getOr("--context", ""));
+      o.inCluster ? cluster::loadInClusterConfig("/var/run/secrets/kubernetes.io/serviceaccount")
+                  : cluster::loadKubeconfig(o.kubeconfig, o.context);
   auto objects = cluster::listClusterObjects(api, std::chrono::seconds(30));
   Inputs in;
   in.pods = std::move(objects.pods);
@@ -87,9 +66,9 @@ Inputs fromCluster(const Args& args) {
   return in;
 }
 
-double nowOf(const Args& args) {
-  if (auto text = args.get("--now")) {
-    if (auto t = kube::parseRfc3339(*text)) return *t;
+double nowOf(const StatusOptions& o) {
+  if (!o.now.empty()) {
+    if (auto t = kube::parseRfc3339(o.now)) return *t;
     throw UsageError("--now must be an RFC 3339 time such as 2026-12-01T10:00:00Z");
   }
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -308,32 +287,30 @@ void printJson(const inventory::StatusReport& r) {
   std::printf("%s\n", buf.GetString());
 }
 
-int status(const Args& args) {
-  const auto output = args.getOr("--output", "table");
-  if (output != "table" && output != "json") throw UsageError("--output must be table or json");
-  const bool cluster = args.has("--kubeconfig") || args.has("--in-cluster");
-  const bool files = args.has("--pods") || args.has("--nodes") || args.has("--namespaces");
+int status(const StatusOptions& o) {
+  const bool cluster = !o.kubeconfig.empty() || o.inCluster;
+  const bool files = !o.pods.empty() || !o.nodes.empty() || !o.namespaces.empty();
   if (cluster == files)
     throw UsageError(cluster
                          ? "read the cluster or snapshot files, not both"
                          : "give --kubeconfig, --in-cluster, or snapshot files (--pods, --nodes)");
-  if (args.has("--kubeconfig") && args.has("--in-cluster"))
+  if (!o.kubeconfig.empty() && o.inCluster)
     throw UsageError("--kubeconfig and --in-cluster exclude each other");
-  const auto policy = loadPolicies(splitList(args.getOr("--policies", "policies")));
-  const double now = nowOf(args);
+  const auto policy = authoring::loadPolicies(splitList(o.policies));
+  const double now = nowOf(o);
   Inputs in;
   if (files) {
-    in = fromFiles(args);
+    in = fromFiles(o);
   } else {
     try {
-      in = fromCluster(args);
+      in = fromCluster(o);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "gpu-admission status: %s\n", e.what());
       return 1;
     }
   }
   const auto report = reportOf(in, *policy, now);
-  if (output == "json") {
+  if (o.output == "json") {
     printJson(report);
     return 0;
   }
@@ -344,11 +321,41 @@ int status(const Args& args) {
 }
 
 int runStatus(int argc, char** argv) {
-  Args args({"--kubeconfig", "--context", "--pods", "--nodes", "--namespaces", "--policies",
-             "--now", "--output"},
-            {"--in-cluster", "--help"},
-            {{"-p", "--policies"}, {"-o", "--output"}, {"-h", "--help"}});
-  return runParsedCommand("status", kUsage, args, argc, argv, &status);
+  CommandLine cl(
+      "status",
+      "usage: gpu-admission status [--kubeconfig FILE | --in-cluster | --pods FILE --nodes FILE]\n"
+      "                            [options]",
+      "GPU supply and the queue: per pool, nodes ready/total and per GPU resource allocatable,\n"
+      "allocated, free, pending pods and the oldest wait; per quota, GPU-equivalents used against\n"
+      "the limit and the top namespaces; per class, pending pods, pods bound in the last hour and\n"
+      "their wait p50/p95 (creation to PodScheduled).\n",
+      "exit status: 0 report printed, 1 the cluster could not be read, 2 usage error or bad "
+      "input\n");
+  StatusOptions o;
+  CLI::App& app = cl.app();
+  const std::string cluster = "From the cluster (needs list on pods, namespaces and nodes)";
+  app.add_option("--kubeconfig", o.kubeconfig, "a kubeconfig (its current context, or --context)")
+      ->type_name("FILE")
+      ->group(cluster);
+  app.add_option("--context", o.context)->type_name("NAME")->group(cluster);
+  app.add_flag("--in-cluster", o.inCluster, "the pod's service account")->group(cluster);
+  const std::string files = "From snapshot files (JSON or YAML)";
+  app.add_option("--pods", o.pods, "kubectl get pods -A -o json")->type_name("FILE")->group(files);
+  app.add_option("--nodes", o.nodes, "kubectl get nodes -o json (without it: no pool table)")
+      ->type_name("FILE")
+      ->group(files);
+  app.add_option("--namespaces", o.namespaces,
+                 "kubectl get ns -o json (namespace labels for quotas)")
+      ->type_name("FILE")
+      ->group(files);
+  app.add_option("-p,--policies", o.policies, "policy files or directories (default: policies)")
+      ->type_name("PATH,...");
+  app.add_option("--now", o.now, "judge waits as of this RFC 3339 time (default: now)")
+      ->type_name("TIME");
+  app.add_option("-o,--output", o.output, "(default: table)")
+      ->type_name("table|json")
+      ->check(CLI::IsMember({"table", "json"}).description(""));
+  return cl.run(argc, argv, [&o] { return status(o); });
 }
 
 const CommandRegistrar kStatus{

@@ -3,175 +3,74 @@
 //
 // Exit status: 0 all passed, 1 some failed, 2 usage error or a policy that does not load.
 #include <cstdio>
-#include <filesystem>
-#include <map>
-#include <memory>
-#include <optional>
-#include <set>
 
+#include "authoring/test_runner.hpp"
+#include "cli/cluster_files.hpp"
+#include "cli/command_line.hpp"
 #include "cli/command_registry.hpp"
-#include "cli/support_args.hpp"
-#include "cli/support_case.hpp"
-#include "cli/support_case_check.hpp"
-#include "cli/support_command.hpp"
-#include "cli/support_context.hpp"
-#include "cli/support_document.hpp"
-#include "cli/support_split.hpp"
 
 namespace gpua::cli {
 namespace {
 
-namespace fs = std::filesystem;
-
-constexpr const char* kUsage =
-    "usage: gpu-admission test [PATH...] [options]\n"
-    "\n"
-    "Runs the declarative policy cases in PATH (a directory: every *.yaml/*.yml directly inside;\n"
-    "or case files). Default PATH: policy-tests. See docs/policy-testing.md.\n"
-    "\n"
-    "  -p, --policies PATH,...  policy files or directories\n"
-    "                           (default: the 'policies' directory next to the first PATH's\n"
-    "                           directory, i.e. policy-tests/../policies)\n"
-    "      --run TEXT           only cases whose name contains TEXT\n"
-    "  -v, --verbose            print a line for passing cases too\n"
-    "\n"
-    "exit status: 0 all passed, 1 a case failed, 2 usage error or unloadable policy\n";
-
-bool isYaml(const fs::path& p) {
-  return p.extension() == ".yaml" || p.extension() == ".yml";
-}
-
-std::vector<std::string> caseFiles(const std::vector<std::string>& paths) {
-  std::vector<std::string> files;
-  for (const auto& p : paths) {
-    std::error_code ec;
-    if (fs::is_directory(p, ec)) {
-      std::set<std::string> sorted;
-      for (const auto& entry : fs::directory_iterator(p, ec))
-        if (entry.is_regular_file() && isYaml(entry.path())) sorted.insert(entry.path().string());
-      if (sorted.empty()) throw InputError(p + ": no *.yaml case files in this directory");
-      files.insert(files.end(), sorted.begin(), sorted.end());
-    } else if (fs::is_regular_file(p, ec)) {
-      files.push_back(p);
-    } else {
-      throw InputError(p + ": no such file or directory");
-    }
-  }
-  return files;
-}
-
-// policy-tests/ -> policies/ beside it; policy-tests/x.yaml -> the same.
-std::string defaultPolicies(const std::string& firstPath) {
-  fs::path p = fs::path(firstPath).lexically_normal();
-  std::error_code ec;
-  fs::path dir = fs::is_directory(p, ec) ? p : p.parent_path();
-  if (dir.filename().empty()) dir = dir.parent_path();  // "policy-tests/" ends in a separator
-  fs::path parent = dir.parent_path();
-  return (parent.empty() ? fs::path("policies") : parent / "policies").string();
-}
-
-struct Tally {
-  int passed = 0, failed = 0;
-};
-
-void printFailure(const std::string& where, const CheckFailure& f) {
-  std::printf("FAIL %s: %s\n", where.c_str(), f.message.c_str());
-  for (const auto& line : f.diff) std::printf("    %s\n", line.c_str());
-}
-
-// The policy a case file runs against: its own `policies:` when it names some (loaded once per
-// distinct list), else the runner's.
-class PolicyCache {
+// One FAIL line per broken expectation (diff lines indented below it), as the suite runs.
+class FailurePrinter final : public authoring::SuiteObserver {
  public:
-  explicit PolicyCache(std::vector<std::string> defaultPaths) : default_(std::move(defaultPaths)) {}
-  const policy::PolicySet& get(const std::vector<std::string>& paths) {
-    const auto& key = paths.empty() ? default_ : paths;
-    auto it = loaded_.find(key);
-    if (it == loaded_.end()) it = loaded_.emplace(key, loadPolicies(key)).first;
-    return *it->second;
+  explicit FailurePrinter(bool verbose) : verbose_(verbose) {}
+
+  void caseDone(const std::string& where,
+                const std::vector<authoring::CheckFailure>& failures) override {
+    for (const auto& f : failures) print(where + ": " + f.message, f.diff);
+    if (failures.empty() && verbose_) std::printf("ok   %s\n", where.c_str());
+  }
+  void fileFailed(const std::string&,
+                  const std::vector<authoring::CheckFailure>& problems) override {
+    for (const auto& p : problems) print(p.message, p.diff);
   }
 
  private:
-  std::vector<std::string> default_;
-  std::map<std::vector<std::string>, std::shared_ptr<const policy::PolicySet>> loaded_;
+  static void print(const std::string& line, const std::vector<std::string>& diff) {
+    std::printf("FAIL %s\n", line.c_str());
+    for (const auto& d : diff) std::printf("    %s\n", d.c_str());
+  }
+  bool verbose_;
 };
 
-// A case file as read: the cases, or the one failure that stands for a file that does not
-// parse (the rest of the suite still runs).
-struct LoadedFile {
-  std::string path;
-  std::optional<CaseFile> cases;
-  std::string error;
+struct TestOptions {
+  std::vector<std::string> paths;
+  std::string policies, filter;
+  bool verbose = false;
 };
 
-LoadedFile readFile(const std::string& path) {
-  try {
-    return {path, loadCaseFile(path), {}};
-  } catch (const InputError& e) {
-    return {path, std::nullopt, e.what()};
-  }
-}
-
-void runFile(const LoadedFile& file, PolicyCache& policies, const Args& args, Tally& tally) {
-  if (!file.cases) {
-    std::printf("FAIL %s\n", file.error.c_str());
-    ++tally.failed;
-    return;
-  }
-  const CaseFile& cf = *file.cases;
-  const policy::PolicySet* policy = nullptr;
-  try {
-    policy = &policies.get(cf.policies);
-  } catch (const InputError& e) {
-    if (cf.policies.empty()) throw;  // the runner's own policy: nothing can run
-    std::printf("FAIL %s: %s\n", file.path.c_str(), e.what());
-    ++tally.failed;
-    return;
-  }
-  const std::string filter = args.getOr("--run", "");
-  for (const auto& c : cf.cases) {
-    if (!filter.empty() && c.name.find(filter) == std::string::npos) continue;
-    const auto failures = checkCase(c, *policy);
-    const std::string where = file.path + ":" + c.name;
-    for (const auto& f : failures) printFailure(where, f);
-    if (failures.empty()) {
-      ++tally.passed;
-      if (args.has("--verbose")) std::printf("ok   %s\n", where.c_str());
-    } else {
-      ++tally.failed;
-    }
-  }
-}
-
-// The runner's policy is needed when it was asked for, or when some case file names none of
-// its own; a suite whose files all bring their policy runs without a policies/ directory.
-bool needsDefaultPolicy(const std::vector<LoadedFile>& files, const Args& args) {
-  if (args.has("--policies")) return true;
-  for (const auto& f : files)
-    if (f.cases && f.cases->policies.empty()) return true;
-  return false;
-}
-
-int test(const Args& args) {
-  std::vector<std::string> paths = args.positional();
-  if (paths.empty()) paths.push_back("policy-tests");
-  std::vector<LoadedFile> files;
-  for (const auto& path : caseFiles(paths)) files.push_back(readFile(path));
-  const auto policyPaths = args.has("--policies") ? splitList(*args.get("--policies"))
-                                                  : std::vector{defaultPolicies(paths.front())};
-  PolicyCache policies(policyPaths);
-  // A broken default policy is a usage error (exit 2), not a test failure.
-  if (needsDefaultPolicy(files, args)) policies.get({});
-  Tally tally;
-  for (const auto& f : files) runFile(f, policies, args, tally);
+int test(const TestOptions& o, bool policiesGiven) {
+  authoring::SuiteOptions options;
+  options.paths = o.paths.empty() ? std::vector<std::string>{"policy-tests"} : o.paths;
+  if (policiesGiven) options.policies = splitList(o.policies);
+  options.filter = o.filter;
+  FailurePrinter printer(o.verbose);
+  const auto tally = authoring::runSuite(options, ClusterFileReader{}, printer);
   std::printf("%d passed, %d failed\n", tally.passed, tally.failed);
   return tally.failed > 0 ? 1 : 0;
 }
 
 int runTestCommand(int argc, char** argv) {
-  Args args({"--policies", "--run"}, {"--help", "--verbose"},
-            {{"-p", "--policies"}, {"-v", "--verbose"}, {"-h", "--help"}});
-  return runParsedCommand("test", kUsage, args, argc, argv, &test);
+  CommandLine cl(
+      "test", "usage: gpu-admission test [PATH...] [options]",
+      "Runs the declarative policy cases in PATH (a directory: every *.yaml/*.yml "
+      "directly inside;\nor case files). Default PATH: policy-tests. See "
+      "docs/policy-testing.md.\n",
+      "exit status: 0 all passed, 1 a case failed, 2 usage error or unloadable policy\n");
+  TestOptions o;
+  CLI::App& app = cl.app();
+  app.add_option("paths", o.paths, "case files and directories of them")->type_name("PATH");
+  const CLI::Option* policies =
+      app.add_option("-p,--policies", o.policies,
+                     "policy files or directories\n"
+                     "(default: the 'policies' directory next to the first PATH's\n"
+                     "directory, i.e. policy-tests/../policies)")
+          ->type_name("PATH,...");
+  app.add_option("--run", o.filter, "only cases whose name contains TEXT")->type_name("TEXT");
+  app.add_flag("-v,--verbose", o.verbose, "print a line for passing cases too");
+  return cl.run(argc, argv, [&] { return test(o, policies->count() > 0); });
 }
 
 const CommandRegistrar kTest{

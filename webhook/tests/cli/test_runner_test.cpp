@@ -82,6 +82,7 @@ TEST_F(TestRunnerTest, PatchedFieldMismatchPrintsADiff) {
       << r.out;
 }
 
+// A case file is read like a policy: file:line:col, the key path, and the key meant.
 TEST_F(TestRunnerTest, TypoInACaseFileIsAFailureNamingTheKey) {
   dir_.write("policy-tests/cases.yaml", R"(cases:
 - name: typo
@@ -90,7 +91,8 @@ TEST_F(TestRunnerTest, TypoInACaseFileIsAFailureNamingTheKey) {
 )");
   const auto r = runCli({"test", "policy-tests"}, dir_.path());
   EXPECT_EQ(r.exitCode, 1);
-  EXPECT_NE(r.out.find("FAIL policy-tests/cases.yaml:typo: unknown key \"alowed\" in expect"),
+  EXPECT_NE(r.out.find("FAIL policy-tests/cases.yaml:4:12: cases[0].expect.alowed: unknown key "
+                       "'alowed' (hint: did you mean 'allowed'?)"),
             std::string::npos)
       << r.out;
   EXPECT_EQ(lastLine(r.out), "0 passed, 1 failed");

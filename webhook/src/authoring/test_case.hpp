@@ -1,6 +1,5 @@
-// Declarative policy test cases (policy-tests/*.yaml), the format documented in
-// docs/policy-testing.md. A case file is parsed strictly: an unknown key is an error naming the
-// case and the key, so a typo never turns an expectation into a silently skipped one.
+// A declarative policy test case (policy-tests/*.yaml, the format of docs/policy-testing.md) as
+// read from its file: the object, what the case says about the cluster, and what it expects.
 #pragma once
 
 #include <rapidjson/document.h>
@@ -10,12 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "authoring/cluster_snapshots.hpp"
 #include "engine/supply.hpp"
 #include "engine/usage.hpp"
 #include "kube/label_selector.hpp"
 #include "policy/policy_set.hpp"
 
-namespace gpua::cli {
+namespace gpua::authoring {
 
 struct CaseUsage {
   bool given = false;     // absent: an empty cluster (available, nothing in use)
@@ -39,7 +39,7 @@ struct CaseExpect {
   bool noWarnings = false;
   bool noPatch = false;
   // JSON pointer -> expected value in the patched object.
-  std::vector<std::pair<std::string, const rapidjson::Value*>> patched;
+  std::vector<std::pair<std::string, std::shared_ptr<const rapidjson::Value>>> patched;
   std::vector<std::string> absent;            // JSON pointers that must not exist after the patch
   std::optional<std::string> patchedPodFile;  // resolved path of the whole expected object
   // JSON pointers left out of the patchedPod comparison (e.g. the policy revision annotation,
@@ -59,7 +59,9 @@ struct TestCase {
   // `nodes:` resolved paths (kubectl get nodes -o json); empty = no node data, capacity checks
   // off. Allocated and pending come from usage.podsFiles.
   std::vector<std::string> nodesFiles;
-  const rapidjson::Value* object = nullptr;  // points into CaseFile::doc or objects
+  // The object to review. Values share the ownership of the JSON they were read into, so a case
+  // outlives its CaseFile.
+  std::shared_ptr<const rapidjson::Value> object;
   CaseExpect expect;
 };
 
@@ -67,21 +69,17 @@ struct CaseFile {
   std::string path;
   // The file's own `policies:` (resolved paths); empty = the runner's policy.
   std::vector<std::string> policies;
-  // Owns every JSON value the cases point at (the case file and the podFiles they load).
-  std::shared_ptr<rapidjson::Document> doc;
-  std::vector<std::shared_ptr<rapidjson::Document>> objects;
   std::vector<TestCase> cases;
 };
 
-// Throws InputError naming the file, the case and the problem.
-CaseFile loadCaseFile(const std::string& path);
-
-// The usage a case states, resolved against the policy (pods files are counted by the cluster
-// usage reader, inline figures added on top). Throws InputError.
-engine::UsageSnapshot caseUsage(const TestCase& c, const policy::PolicySet& policy);
+// The usage a case states, resolved against the policy (pods files are counted by `files`,
+// inline figures added on top). Throws InputError.
+engine::UsageSnapshot caseUsage(const TestCase& c, const policy::PolicySet& policy,
+                                const SnapshotReader& files);
 
 // The node supply a case states (`nodes:`), summarized for the policy; unavailable without
 // one. Throws InputError.
-engine::SupplySnapshot caseSupply(const TestCase& c, const policy::PolicySet& policy);
+engine::SupplySnapshot caseSupply(const TestCase& c, const policy::PolicySet& policy,
+                                  const SnapshotReader& files);
 
-}  // namespace gpua::cli
+}  // namespace gpua::authoring

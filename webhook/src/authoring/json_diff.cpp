@@ -1,9 +1,9 @@
-#include "cli/support_json_diff.hpp"
+#include "authoring/json_diff.hpp"
 
-#include "cli/support_document.hpp"
+#include "authoring/documents.hpp"
 #include "engine/patch_op.hpp"
 
-namespace gpua::cli {
+namespace gpua::authoring {
 namespace {
 
 using rapidjson::Value;
@@ -61,4 +61,4 @@ std::vector<std::string> jsonDiff(const Value& expected, const Value& actual, st
   return all;
 }
 
-}  // namespace gpua::cli
+}  // namespace gpua::authoring

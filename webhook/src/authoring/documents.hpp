@@ -1,24 +1,17 @@
-// Reading Kubernetes objects and case files (JSON or YAML) into RapidJSON, and printing RapidJSON
-// back as YAML or JSON. YAML scalars follow kubectl (sigs.k8s.io/yaml on go-yaml v2, YAML 1.1):
-// quoted scalars stay strings; plain ints, floats, booleans (true/false/yes/no/on/off) and nulls
-// become JSON numbers, booleans and null, so `nvidia.com/gpu: 1` and `"1"` differ as they would in
-// `kubectl apply`.
+// Reading Kubernetes objects (JSON or YAML) into RapidJSON, and printing RapidJSON back as YAML
+// or JSON. YAML scalars follow kubectl (yaml_json.hpp): quoted scalars stay strings; plain ints,
+// floats, booleans (true/false/yes/no/on/off) and nulls become JSON numbers, booleans and null,
+// so `nvidia.com/gpu: 1` and `"1"` differ as they would in `kubectl apply`.
 #pragma once
 
 #include <rapidjson/document.h>
 
-#include <stdexcept>
 #include <string>
 #include <string_view>
 
-namespace gpua::cli {
+#include "authoring/input_error.hpp"
 
-// A file that cannot be read or parsed. what() names the file and, when known, line:column:
-// "pod.yaml:3:7: mapping values are not allowed here".
-class InputError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace gpua::authoring {
 
 // Parses `text` as JSON when it starts with '{' or '[', else as a single YAML document.
 // `name` is used in errors only. Throws InputError.
@@ -36,4 +29,4 @@ std::string toYaml(const rapidjson::Value& value);
 
 std::string toJson(const rapidjson::Value& value, bool pretty);
 
-}  // namespace gpua::cli
+}  // namespace gpua::authoring

@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "cli/support_review.hpp"
+#include "authoring/review_roundtrip.hpp"
 
-namespace gpua::cli {
+namespace gpua::authoring {
 
 // "ADMITTED"/"DENIED" header, outcome, class, reason, mode, warnings, the patch and the patched
 // object as YAML.
@@ -18,4 +18,4 @@ std::string reportText(const ReviewReport& r);
 void reportJson(const ReviewReport& r, rapidjson::Value& out,
                 rapidjson::Document::AllocatorType& a);
 
-}  // namespace gpua::cli
+}  // namespace gpua::authoring

@@ -1,20 +1,20 @@
-#include "cli/support_review.hpp"
+#include "authoring/review_roundtrip.hpp"
 
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
 #include <atomic>
 
-#include "kube/base64.hpp"
 #include "admission/review.hpp"
 #include "admission/warning_split.hpp"
-#include "cli/support_document.hpp"
+#include "authoring/documents.hpp"
 #include "engine/json_patch_apply.hpp"
 #include "engine/workload_kinds.hpp"
+#include "kube/base64.hpp"
 #include "kube/json.hpp"
 #include "kube/json_parse.hpp"
 
-namespace gpua::cli {
+namespace gpua::authoring {
 namespace {
 
 using rapidjson::Value;
@@ -216,4 +216,4 @@ std::string patchToPrettyJson(const ReviewReport& report) {
   return toJson(d, true);
 }
 
-}  // namespace gpua::cli
+}  // namespace gpua::authoring

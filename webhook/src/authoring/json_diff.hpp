@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-namespace gpua::cli {
+namespace gpua::authoring {
 
 // Lines like "/spec/priorityClassName: expected \"gpu-training\", got \"gpu-inference\"",
 // "/metadata/labels/x: missing", "/spec/tolerations/1: unexpected {...}". At most `limit` lines
@@ -18,4 +18,4 @@ std::vector<std::string> jsonDiff(const rapidjson::Value& expected, const rapidj
 // Compact JSON, cut to `max` characters with "..." for long values.
 std::string shortJson(const rapidjson::Value& v, std::size_t max = 120);
 
-}  // namespace gpua::cli
+}  // namespace gpua::authoring

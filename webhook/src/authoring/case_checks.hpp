@@ -5,10 +5,11 @@
 #include <string>
 #include <vector>
 
-#include "cli/support_case.hpp"
+#include "authoring/cluster_snapshots.hpp"
+#include "authoring/test_case.hpp"
 #include "policy/policy_set.hpp"
 
-namespace gpua::cli {
+namespace gpua::authoring {
 
 // One failed check: "what: expected X, got Y", optionally followed by diff lines.
 struct CheckFailure {
@@ -18,6 +19,8 @@ struct CheckFailure {
 
 // Empty when the case passes. Never throws for a wrong expectation; a case that cannot run at
 // all (unreadable usage file, object the webhook cannot review) is one failure saying why.
-std::vector<CheckFailure> checkCase(const TestCase& c, const policy::PolicySet& policy);
+// `files` reads the case's usage and nodes files.
+std::vector<CheckFailure> checkCase(const TestCase& c, const policy::PolicySet& policy,
+                                    const SnapshotReader& files);
 
-}  // namespace gpua::cli
+}  // namespace gpua::authoring

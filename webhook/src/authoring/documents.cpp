@@ -1,135 +1,24 @@
-#include "cli/support_document.hpp"
+#include "authoring/documents.hpp"
 
 #include <rapidjson/prettywriter.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 #include <yaml-cpp/yaml.h>
 
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <iterator>
-#include <regex>
 #include <sstream>
 
+#include "authoring/yaml_json.hpp"
 #include "kube/json_parse.hpp"
 
-namespace gpua::cli {
+namespace gpua::authoring {
 namespace {
-
-using Alloc = rapidjson::Document::AllocatorType;
 
 std::string location(const std::string& name, const YAML::Mark& mark) {
   if (mark.is_null()) return name;
   return name + ":" + std::to_string(mark.line + 1) + ":" + std::to_string(mark.column + 1);
-}
-
-bool isOneOf(std::string_view s, std::initializer_list<std::string_view> words) {
-  for (auto w : words)
-    if (s == w) return true;
-  return false;
-}
-
-// YAML 1.1 resolution of a plain scalar, as go-yaml v2 does it (the subset Kubernetes manifests
-// meet in practice).
-enum class PlainKind { Null, True, False, Int, Float, String };
-
-PlainKind resolvePlain(std::string_view s) {
-  if (isOneOf(s, {"", "~", "null", "Null", "NULL"})) return PlainKind::Null;
-  if (isOneOf(s, {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", "y", "Y"}))
-    return PlainKind::True;
-  if (isOneOf(s, {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"}))
-    return PlainKind::False;
-  static const std::regex kInt("[-+]?(0|[1-9][0-9]*|0x[0-9a-fA-F]+|0[0-7]+)");
-  static const std::regex kFloat(
-      "[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?|[-+]?\\.(inf|Inf|INF)|\\.(nan|NaN|"
-      "NAN)");
-  const std::string str(s);
-  if (std::regex_match(str, kInt)) return PlainKind::Int;
-  if (std::regex_match(str, kFloat)) return PlainKind::Float;
-  return PlainKind::String;
-}
-
-void setNumber(const std::string& s, PlainKind kind, rapidjson::Value& out) {
-  if (kind == PlainKind::Int) {
-    errno = 0;
-    long long v = std::strtoll(s.c_str(), nullptr, 0);  // base 0: 0x hex, 0 octal (YAML 1.1)
-    if (errno != ERANGE) {
-      out.SetInt64(v);
-      return;
-    }
-  }
-  std::string t = s;
-  for (auto& c : t) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  double d = std::strtod(t.c_str(), nullptr);
-  if (!std::isfinite(d)) throw InputError("not representable in JSON: " + s);
-  out.SetDouble(d);
-}
-
-void scalarToJson(const YAML::Node& node, rapidjson::Value& out, Alloc& alloc) {
-  const std::string& s = node.Scalar();
-  // Quoted scalars ("!" tag) and explicitly tagged strings stay strings.
-  const PlainKind kind = node.Tag() == "?" ? resolvePlain(s) : PlainKind::String;
-  switch (kind) {
-    case PlainKind::Null:
-      out.SetNull();
-      return;
-    case PlainKind::True:
-      out.SetBool(true);
-      return;
-    case PlainKind::False:
-      out.SetBool(false);
-      return;
-    case PlainKind::Int:
-    case PlainKind::Float:
-      setNumber(s, kind, out);
-      return;
-    case PlainKind::String:
-      out.SetString(s.c_str(), static_cast<rapidjson::SizeType>(s.size()), alloc);
-      return;
-  }
-}
-
-void yamlToJson(const YAML::Node& node, rapidjson::Value& out, Alloc& alloc,
-                const std::string& name, int depth) {
-  if (depth > 200) throw InputError(location(name, node.Mark()) + ": nesting too deep");
-  switch (node.Type()) {
-    case YAML::NodeType::Undefined:
-    case YAML::NodeType::Null:
-      out.SetNull();
-      return;
-    case YAML::NodeType::Scalar:
-      try {
-        scalarToJson(node, out, alloc);
-      } catch (const InputError& e) {
-        throw InputError(location(name, node.Mark()) + ": " + e.what());
-      }
-      return;
-    case YAML::NodeType::Sequence:
-      out.SetArray();
-      for (const auto& item : node) {
-        rapidjson::Value v;
-        yamlToJson(item, v, alloc, name, depth + 1);
-        out.PushBack(v, alloc);
-      }
-      return;
-    case YAML::NodeType::Map:
-      out.SetObject();
-      for (const auto& kv : node) {
-        if (!kv.first.IsScalar())
-          throw InputError(location(name, kv.first.Mark()) + ": mapping keys must be strings");
-        const std::string& key = kv.first.Scalar();
-        if (out.HasMember(key))
-          throw InputError(location(name, kv.first.Mark()) + ": duplicate key \"" + key + "\"");
-        rapidjson::Value k(key.c_str(), static_cast<rapidjson::SizeType>(key.size()), alloc);
-        rapidjson::Value v;
-        yamlToJson(kv.second, v, alloc, name, depth + 1);
-        out.AddMember(k, v, alloc);
-      }
-      return;
-  }
 }
 
 rapidjson::Document parseJson(std::string_view text, const std::string& name) {
@@ -163,7 +52,11 @@ rapidjson::Document parseYaml(std::string_view text, const std::string& name) {
     throw InputError(name + ": holds " + std::to_string(docs.size()) +
                      " YAML documents; give one object per file");
   rapidjson::Document doc;
-  yamlToJson(docs.front(), doc, doc.GetAllocator(), name, 0);
+  try {
+    yamlToJson(docs.front(), doc, doc.GetAllocator());
+  } catch (const YamlValueError& e) {
+    throw InputError(location(name, e.mark()) + ": " + e.what());
+  }
   return doc;
 }
 
@@ -192,7 +85,7 @@ void emitYaml(YAML::Emitter& out, const rapidjson::Value& v) {
   } else if (v.IsString()) {
     const std::string s(v.GetString(), v.GetStringLength());
     // A string a YAML reader would turn into a number, bool or null must be quoted.
-    if (resolvePlain(s) != PlainKind::String)
+    if (resolvesToNonString(s))
       out << YAML::DoubleQuoted << s;
     else
       out << s;
@@ -257,4 +150,4 @@ std::string toJson(const rapidjson::Value& value, bool pretty) {
   return std::string(buf.GetString(), buf.GetSize());
 }
 
-}  // namespace gpua::cli
+}  // namespace gpua::authoring

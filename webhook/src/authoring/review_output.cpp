@@ -1,9 +1,9 @@
-#include "cli/support_report.hpp"
+#include "authoring/review_output.hpp"
 
-#include "cli/support_document.hpp"
+#include "authoring/documents.hpp"
 #include "kube/json_parse.hpp"
 
-namespace gpua::cli {
+namespace gpua::authoring {
 namespace {
 
 using rapidjson::Value;
@@ -99,4 +99,4 @@ void reportJson(const ReviewReport& r, Value& out, rapidjson::Document::Allocato
   out.AddMember("patchedObject", Value(r.patched, a), a);
 }
 
-}  // namespace gpua::cli
+}  // namespace gpua::authoring

@@ -1,15 +1,15 @@
-#include "cli/support_case_check.hpp"
+#include "authoring/case_checks.hpp"
 
 #include <rapidjson/pointer.h>
 
 #include <algorithm>
 
-#include "cli/support_document.hpp"
-#include "cli/support_json_diff.hpp"
-#include "cli/support_review.hpp"
+#include "authoring/documents.hpp"
+#include "authoring/json_diff.hpp"
+#include "authoring/review_roundtrip.hpp"
 #include "text/ascii.hpp"
 
-namespace gpua::cli {
+namespace gpua::authoring {
 namespace {
 
 using rapidjson::Value;
@@ -181,17 +181,18 @@ void checkIdempotent(const TestCase& c, const ReviewReport& first, const policy:
 
 }  // namespace
 
-std::vector<CheckFailure> checkCase(const TestCase& c, const policy::PolicySet& policy) {
+std::vector<CheckFailure> checkCase(const TestCase& c, const policy::PolicySet& policy,
+                                    const SnapshotReader& files) {
   std::vector<CheckFailure> out;
   checkPointers(c, out);
   if (!out.empty()) return out;
   try {
-    engine::UsageSnapshot usage = caseUsage(c, policy);
+    engine::UsageSnapshot usage = caseUsage(c, policy, files);
     // Labels belong to the namespace the request goes to: the case's, else the object's own.
     if (!c.namespaceLabels.empty())
       usage.namespaceLabels[requestNamespace(*c.object, c.namespaceName)] = c.namespaceLabels;
-    const engine::SupplySnapshot supply = caseSupply(c, policy);
-    ReviewReport report = runReview({.object = c.object,
+    const engine::SupplySnapshot supply = caseSupply(c, policy, files);
+    ReviewReport report = runReview({.object = c.object.get(),
                                      .namespaceName = c.namespaceName,
                                      .namespaceOrigin = kCaseNamespace,
                                      .operation = c.operation},
@@ -213,4 +214,4 @@ std::vector<CheckFailure> checkCase(const TestCase& c, const policy::PolicySet& 
   return out;
 }
 
-}  // namespace gpua::cli
+}  // namespace gpua::authoring

@@ -19,7 +19,7 @@
 #include "engine/usage.hpp"
 #include "policy/policy_set.hpp"
 
-namespace gpua::cli {
+namespace gpua::authoring {
 
 // The object cannot be reviewed (not a Kubernetes object, a kind we do not review), or the
 // response could not be decoded or its patch does not apply. what() says which.
@@ -71,4 +71,4 @@ ReviewReport runReview(const ReviewRequest& request, const policy::PolicySet& po
 // The decoded patch as a pretty JSON array ("[]" when empty).
 std::string patchToPrettyJson(const ReviewReport& report);
 
-}  // namespace gpua::cli
+}  // namespace gpua::authoring
