@@ -47,21 +47,12 @@ bool podHoldsResources(const rapidjson::Value& pod) {
 Ledger::Ledger(std::shared_ptr<const policy::PolicySet> policy, SecondsClock now)
     : policy_(std::move(policy)), now_(std::move(now)) {}
 
-uint32_t Ledger::intern(std::string_view s) {
-  auto it = ids_.find(std::string(s));
-  if (it != ids_.end()) return it->second;
-  const auto id = static_cast<uint32_t>(strings_.size());
-  strings_.emplace_back(s);
-  ids_.emplace(strings_.back(), id);
-  return id;
-}
-
 std::optional<Ledger::PodRecord> Ledger::recordOf(const rapidjson::Value& pod) {
   if (!pod.IsObject() || !podHoldsResources(pod)) return std::nullopt;
   const auto usage = engine::podGpuUsage(pod, *policy_);
-  PodRecord r{intern(namespaceOf(pod)), intern(usage.className), {}};
+  PodRecord r{strings_.intern(namespaceOf(pod)), strings_.intern(usage.className), {}};
   for (const auto& [resource, count] : usage.units)
-    if (count > 0) r.units.push_back({intern(resource), count});
+    if (count > 0) r.units.push_back({strings_.intern(resource), count});
   if (r.units.empty()) return std::nullopt;
   return r;
 }

@@ -20,6 +20,7 @@
 #include "inventory/event_type.hpp"
 #include "inventory/list_sink.hpp"
 #include "inventory/staged_list.hpp"
+#include "inventory/string_table.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::inventory {
@@ -97,7 +98,6 @@ class Ledger {
     double since = 0;  // time geSeconds was last brought up to date
   };
 
-  uint32_t intern(std::string_view s);
   std::optional<PodRecord> recordOf(const rapidjson::Value& pod);
   void upsertPod(const rapidjson::Value& pod);
   void removePod(const std::string& key);
@@ -108,8 +108,7 @@ class Ledger {
 
   std::shared_ptr<const policy::PolicySet> policy_;
   SecondsClock now_;
-  std::vector<std::string> strings_;  // interned namespace, class and resource names
-  std::unordered_map<std::string, uint32_t> ids_;
+  StringTable strings_;  // interned namespace, class and resource names
   // By uid (or namespace/name without uid).
   StagedList<std::unordered_map<std::string, PodRecord>> pods_;
   std::unordered_map<uint64_t, Group> groups_;  // (ns << 32 | class) -> group

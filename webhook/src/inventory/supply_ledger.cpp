@@ -108,15 +108,6 @@ bool SupplyLedger::setPolicy(std::shared_ptr<const policy::PolicySet> policy) {
   return true;
 }
 
-uint32_t SupplyLedger::intern(std::string_view s) {
-  auto it = ids_.find(std::string(s));
-  if (it != ids_.end()) return it->second;
-  const auto id = static_cast<uint32_t>(strings_.size());
-  strings_.emplace_back(s);
-  ids_.emplace(strings_.back(), id);
-  return id;
-}
-
 // ---- nodes ----
 
 void SupplyLedger::setNodes(std::vector<engine::NodeSupply> nodes) {
@@ -191,13 +182,14 @@ SupplyLedger::PodState SupplyLedger::stateOf(const rapidjson::Value& pod) {
   if (!podHoldsResources(pod)) return s;
   const auto nodeName = json::path(pod, "spec", "nodeName");
   if (nodeName.empty()) {
-    s.pending = Pending{intern(usage.className), intern(poolOf(pod, usage.className, *policy_)),
+    s.pending = Pending{strings_.intern(usage.className),
+                        strings_.intern(poolOf(pod, usage.className, *policy_)),
                         timeOf(json::path(pod, "metadata", "creationTimestamp"))};
     return s;
   }
-  Bound b{intern(nodeName), {}};
+  Bound b{strings_.intern(nodeName), {}};
   for (const auto& [resource, units] : podNodeDemand(pod, filter_))
-    b.units.push_back({intern(resource), units});
+    b.units.push_back({strings_.intern(resource), units});
   if (!b.units.empty()) s.bound = std::move(b);
   return s;
 }
@@ -283,9 +275,9 @@ std::vector<engine::NodeSupply> SupplyLedger::nodes() const {
   out.reserve(nodes_.live().size());
   for (const auto& [name, node] : nodes_.live()) {
     out.push_back(node);
-    const auto id = ids_.find(name);
-    if (id == ids_.end()) continue;
-    const auto alloc = allocated_.find(id->second);
+    const auto id = strings_.find(name);
+    if (!id) continue;
+    const auto alloc = allocated_.find(*id);
     if (alloc == allocated_.end()) continue;
     for (const auto& [resource, units] : alloc->second)
       out.back().allocated.emplace(strings_[resource], units);

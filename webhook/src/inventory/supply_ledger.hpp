@@ -27,6 +27,7 @@
 #include "inventory/list_sink.hpp"
 #include "inventory/node_decode.hpp"
 #include "inventory/staged_list.hpp"
+#include "inventory/string_table.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::inventory {
@@ -120,7 +121,6 @@ class SupplyLedger {
     std::optional<Pending> pending;
   };
 
-  uint32_t intern(std::string_view s);
   PodState stateOf(const rapidjson::Value& pod);
   void observe(const rapidjson::Value& pod, const std::string& key, std::string_view cls);
   void addAllocated(const Bound& b, int sign);
@@ -130,8 +130,7 @@ class SupplyLedger {
 
   std::shared_ptr<const policy::PolicySet> policy_;
   NodeResourceFilter filter_;
-  std::vector<std::string> strings_;  // interned node, class, pool and resource names
-  std::unordered_map<std::string, uint32_t> ids_;
+  StringTable strings_;  // interned node, class, pool and resource names
   StagedList<std::map<std::string, engine::NodeSupply, std::less<>>> nodes_;
   StagedList<Pods> pods_;
   // node id -> resource id -> units of the pods bound to it (nodes may be unknown yet).
