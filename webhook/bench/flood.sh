@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Defect 1's latency half (issue 10): normal requests keep their p99 while 10,000 connection
+# p99 under a flood (docs/performance.md): normal requests keep their p99 while 10,000 connection
 # attempts flood the server. Runs gpu-admission (one I/O thread pinned to SERVER_CPU) and the
 # same open-loop keep-alive load twice, back to back: alone, then while flood_connections.py
 # opens FLOOD_CONNECTIONS connections from 10 source addresses that each send one byte and then

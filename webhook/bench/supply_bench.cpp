@@ -1,4 +1,4 @@
-// The supply ledger at scale: 5,000 nodes and 100,000 pods bound to them (issue 8's target:
+// The supply ledger at scale: 5,000 nodes and 100,000 pods bound to them (the targets:
 // supply plus usage ledger under 128 MiB, first sync under 5 s, a node event under 50 us).
 // Nodes look like real GPU nodes: GPU Feature Discovery labels, taints, five conditions and an
 // images list, so parsing costs what it costs in a cluster.

@@ -172,8 +172,8 @@ bool hasRawControlByte(std::string_view s) {
   return false;
 }
 
-// DESIGN.md's limits on AdmissionResponse.warnings: lines of at most 120 characters, valid
-// UTF-8 without control characters (the apiserver drops those), 4 KiB in all.
+// The limits on AdmissionResponse.warnings (docs/policy-reference.md): lines of at most 120
+// characters, valid UTF-8 without control characters (the apiserver drops those), 4 KiB in all.
 // Valid UTF-8 without C0 or C1 control characters (DEL included).
 bool printableLine(std::string_view s) {
   uint32_t cp = 0;

@@ -1,4 +1,4 @@
-// Decision -> AdmissionReview v1 response JSON, exactly as DESIGN.md section 3 describes:
+// Decision -> AdmissionReview v1 response JSON, as docs/operations.md ("Endpoints") describes:
 // HTTP 200 always, denial as allowed:false + status{403, Forbidden}, patch as padded base64.
 #pragma once
 

@@ -1,5 +1,5 @@
 // One long warning as several short ones. kubectl prints each AdmissionResponse warning on its
-// own "Warning:" line, and DESIGN.md (sections 3 and 7) asks for at most 120 characters each:
+// own "Warning:" line, so each is kept to at most 120 characters (docs/policy-reference.md):
 // the apiserver cuts every warning to 256 characters once a request's warnings pass 4 KiB, which
 // the other webhooks of the chain share. Splitting keeps the whole text, in reading order, so the
 // numbers at the start and the fix at the end both reach the user.

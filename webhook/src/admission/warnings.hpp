@@ -1,7 +1,7 @@
 // AdmissionResponse.warnings as the apiserver wants them: it silently drops a warning with a
 // newline or control character, cuts each one to 256 characters once a request's warnings pass
 // 4 KiB (shared with every other webhook of the chain), and kubectl prints each on its own line;
-// DESIGN.md asks for at most 120 characters each. So we clean, split and budget them here.
+// lines of at most 120 characters stay readable there. So we clean, split and budget them here.
 #pragma once
 
 #include <cstddef>

@@ -1,4 +1,4 @@
-// What a pod needs of one node at once (DESIGN.md section 7): the app containers summed, or the
+// What a pod needs of one node at once: the app containers summed, or the
 // largest init container if that is larger, where native sidecars (init containers with
 // restartPolicy Always) keep running and so add to both. Kubernetes' PodRequests, for the GPU
 // resources (after the class's rewrite) and, on demand, CPU and memory.

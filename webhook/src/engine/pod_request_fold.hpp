@@ -1,4 +1,4 @@
-// Kubernetes' effective pod request for one resource (DESIGN.md section 7; the kubelet's and
+// Kubernetes' effective pod request for one resource (the kubelet's and
 // scheduler's PodRequests): app containers and native sidecars (init containers with
 // restartPolicy Always, which keep running) are summed; each ordinary init container runs alone
 // beside the sidecars started before it; the pod needs the larger of the two. One rule for the

@@ -1,5 +1,5 @@
-// What a pod takes of one node: Kubernetes' effective pod request (DESIGN.md section 7), for
-// the resources a NodeResourceFilter keeps. The scheduler fits a pod against a node with the
+// What a pod takes of one node: Kubernetes' effective pod request (engine/pod_request_fold.hpp),
+// for the resources a NodeResourceFilter keeps. The scheduler fits a pod against a node with the
 // same numbers, so allocated and no-capacity agree with it.
 #pragma once
 

@@ -6,9 +6,9 @@ namespace gpua::policy {
 
 namespace {
 
-// MIG profiles per NVIDIA's MIG user guide (see DESIGN.md §4). Models without MIG have zero
-// compute slices and no profiles. B200 does support MIG, but its profiles are not in the
-// table yet, so it is listed as a whole-GPU-only model.
+// MIG profiles per NVIDIA's MIG user guide (listed in docs/policy-reference.md, "GPU models").
+// Models without MIG have zero compute slices and no profiles. B200 does support MIG, but its
+// profiles are not in the table yet, so it is listed as a whole-GPU-only model.
 std::vector<GpuModel> buildTable() {
   const std::vector<std::string> a100_80{"1g.10gb", "1g.20gb", "2g.20gb",
                                          "3g.40gb", "4g.40gb", "7g.80gb"};

@@ -100,8 +100,9 @@ TEST(SanitizeWarnings, CapsEachWarningAndTheTotal) {
   EXPECT_TRUE(w[w.size() - 2].ends_with(std::string(10, 'w'))) << "a warning cut short";
 }
 
-// DESIGN.md: a warning aims at 120 characters. A warn-mode violation is longer: it becomes
-// several lines that keep all of it in order, the numbers in the first and the fix in the last.
+// A warning aims at 120 characters (docs/policy-reference.md). A warn-mode violation is longer:
+// it becomes several lines that keep all of it in order, the numbers in the first and the fix
+// in the last.
 TEST(SanitizeWarnings, SplitsALongWarningIntoLinesOf120AtClauses) {
   const std::string quota =
       "gpu-admission (warn mode): pod \"trainer-0\" needs 4 GPU-equivalents of class training but "

@@ -145,7 +145,7 @@ TEST_F(TestRunnerTest, PolicyThatDoesNotLoadExitsTwo) {
   EXPECT_NE(r.err.find("broken/policy.yaml"), std::string::npos) << r.err;
 }
 
-// Issue 11: a case without `namespace:` reviews the object in its own metadata.namespace, as
+// A case without `namespace:` reviews the object in its own metadata.namespace, as
 // `review` does, and namespace labels apply to that namespace. An explicit namespace that
 // disagrees is still refused, naming the case key (test has no --namespace flag).
 TEST_F(TestRunnerTest, CaseNamespaceDefaultsToTheObjectsNamespace) {
@@ -172,7 +172,7 @@ TEST_F(TestRunnerTest, CaseNamespaceDefaultsToTheObjectsNamespace) {
   EXPECT_EQ(lastLine(r.out), "1 passed, 1 failed");
 }
 
-// Issue 11: when every case file names its own `policies:`, the runner needs no ../policies.
+// When every case file names its own `policies:`, the runner needs no ../policies.
 TEST_F(TestRunnerTest, CaseFilesWithTheirOwnPoliciesNeedNoDefaultPolicy) {
   ScratchDir bare;  // no policies/ directory anywhere
   bare.write("suite/own/policy.yaml", kTestPolicy);
@@ -188,7 +188,7 @@ TEST_F(TestRunnerTest, CaseFilesWithTheirOwnPoliciesNeedNoDefaultPolicy) {
   EXPECT_NE(missing.err.find("policies"), std::string::npos) << missing.err;
 }
 
-// Issue 11: exact violations, none, forbidden ones, an exact warning count, and audit
+// Case expectations: exact violations, none, forbidden ones, an exact warning count, and audit
 // annotations present or absent, so that an audit- or warn-mode rule can be asserted to pass.
 TEST_F(TestRunnerTest, ExactViolationAndWarningExpectations) {
   dir_.write("policy-tests/pods/worker.json", kKubeflowWorkerPod);

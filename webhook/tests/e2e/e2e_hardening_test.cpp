@@ -1,6 +1,6 @@
-// Issue 10 faults through the real binary (the engine and reloader items; the server and TLS
-// faults have their own file): a policy entry that cannot be stat'ed, at start-up and on the
-// next edit; the metric series that must stay bounded.
+// Engine and reloader faults through the real binary (the server and TLS faults have their own
+// file): a policy entry that cannot be stat'ed, at start-up and on the next edit; the metric
+// series that must stay bounded.
 #include <algorithm>
 #include <memory>
 #include <thread>

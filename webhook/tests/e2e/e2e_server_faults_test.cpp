@@ -1,8 +1,8 @@
-// Issue 10, server side: resource exhaustion (idle connections, stalled uploads, the open-file
-// limit), rollouts under keep-alive load, certificate faults, --client-ca with probes, SIGHUP,
-// the thread count and the banner. Each test starts the real binary on 127.0.0.1 and every
-// loop is bounded. Memory bounds are asserted on release builds only (sanitizers multiply
-// the footprint by design).
+// Server and TLS faults (docs/reliability.md): resource exhaustion (idle connections, stalled
+// uploads, the open-file limit), rollouts under keep-alive load, certificate faults, --client-ca
+// with probes, SIGHUP, the thread count and the banner. Each test starts the real binary on
+// 127.0.0.1 and every loop is bounded. Memory bounds are asserted on release builds only
+// (sanitizers multiply the footprint by design).
 #include <atomic>
 #include <regex>
 #include <thread>
@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 constexpr bool kMeasuresMemory = !kSanitized;
 
-constexpr uint64_t kMemoryBound = uint64_t{128} << 20;  // issue 10: under 128 MiB
+constexpr uint64_t kMemoryBound = uint64_t{128} << 20;  // the RSS bound under every fault
 
 // Log lines are written asynchronously: wait for one to appear.
 bool logged(ServerProcess& server, const std::string& text) {
@@ -42,7 +42,7 @@ struct Fds {
   }
 };
 
-// Defect 1: 10,000 connection attempts from 10 sources, each sending the first byte of a TLS
+// 10,000 connection attempts from 10 sources, each sending the first byte of a TLS
 // record (so the server builds its TLS state) and then nothing.
 TEST_F(E2eTest, IdleConnectionFloodStaysUnderTheMemoryBoundAndMemoryComesBack) {
   raiseOwnFileLimit();
@@ -131,7 +131,7 @@ TEST_F(E2eTest, SilentConnectionsAtTheCapsMakeRoomForProbesAndTheApiserver) {
   (void)server;
 }
 
-// Defect 2: 40 clients each send 7.99 MB of an 8 MB body and stop.
+// 40 clients each send 7.99 MB of an 8 MB body and stop.
 TEST_F(E2eTest, StalledUploadsStayWithinTheBufferBudget) {
   auto& server = start({"--body-timeout", "60s"});
   const uint64_t base = rssBytes(server.pid());
@@ -176,7 +176,7 @@ TEST_F(E2eTest, StalledUploadsStayWithinTheBufferBudget) {
               rss / 1048576.0);
 }
 
-// Defect 3: at the open-file limit the accept loop backs off instead of spinning, logs,
+// At the open-file limit the accept loop backs off instead of spinning, logs,
 // counts, keeps serving the connections it has, and serves new ones again once files are free.
 TEST_F(E2eTest, AcceptAtTheFileLimitBacksOffLogsAndRecovers) {
   // Release builds only. Tried under ASan/UBSan (limit 48, and 128 so that --max-connections
@@ -211,7 +211,7 @@ TEST_F(E2eTest, AcceptAtTheFileLimitBacksOffLogsAndRecovers) {
   EXPECT_GT(sample(metrics(), "gpu_admission_accept_errors_total"), 0);
 }
 
-// Defect 3, second half: the soft open-file limit is raised to the hard limit at start.
+// The soft open-file limit is raised to the hard limit at start.
 TEST_F(E2eTest, RaisesTheSoftOpenFileLimitAtStart) {
   launcher_ = {"/usr/bin/prlimit", "--nofile=256:4096", "--"};
   auto& server = start();
@@ -223,7 +223,7 @@ TEST_F(E2eTest, RaisesTheSoftOpenFileLimitAtStart) {
   EXPECT_TRUE(std::regex_search(text, std::regex("Max open files +4096 +4096"))) << text;
 }
 
-// Defect 12: the default thread count follows the affinity mask, not the node's CPUs.
+// The default thread count follows the affinity mask, not the node's CPUs.
 TEST_F(E2eTest, DefaultThreadsFollowTheAffinityMask) {
   if (std::thread::hardware_concurrency() < 2) GTEST_SKIP() << "needs a machine with 2 CPUs";
   launcher_ = {"/usr/bin/taskset", "-c", "0"};
@@ -244,7 +244,7 @@ TEST_F(E2eTest, DefaultThreadsFollowTheAffinityMask) {
   })) << server_->out();
 }
 
-// Defect 5: keep-alive clients POSTing through a SIGTERM with --shutdown-delay see no failed
+// Keep-alive clients POSTing through a SIGTERM with --shutdown-delay see no failed
 // request: during the delay every response says "Connection: close", and a client that got it
 // goes elsewhere (in a cluster: to another replica behind the Service).
 TEST_F(E2eTest, KeepAliveClientsSeeNoFailedPostDuringARollout) {
@@ -349,7 +349,7 @@ TEST_F(E2eTest, NoRequestFailsOverThreeSigtermsWithTheDefaultDelay) {
   }
 }
 
-// Defect 5: a connection that never starts its TLS handshake does not hold up the exit.
+// A connection that never starts its TLS handshake does not hold up the exit.
 TEST_F(E2eTest, SilentConnectionDoesNotHoldUpTheExit) {
   auto& server = start();
   Fds silent;
@@ -362,7 +362,7 @@ TEST_F(E2eTest, SilentConnectionDoesNotHoldUpTheExit) {
   EXPECT_LT(std::chrono::steady_clock::now() - signalled, 2s);
 }
 
-// Defect 7: with --client-ca, probes and scrapes without a client certificate still work;
+// With --client-ca, probes and scrapes without a client certificate still work;
 // admission requests need one.
 TEST_F(E2eTest, ClientCaLeavesProbesAndMetricsOpenAndGuardsAdmission) {
   const std::string d = shared_->file("certs");
@@ -390,7 +390,7 @@ TEST_F(E2eTest, ClientCaLeavesProbesAndMetricsOpenAndGuardsAdmission) {
   EXPECT_TRUE(allowed(apiserver.request("POST", "/mutate", reviewJson(podJson(1), "apiserver"))));
 }
 
-// Defect 8: SIGHUP reloads now (no wait for the next poll), is logged, and does not exit.
+// SIGHUP reloads now (no wait for the next poll), is logged, and does not exit.
 TEST_F(E2eTest, SighupReloadsNowAndKeepsServing) {
   auto& server = start({"--reload-interval", "60m"});
   const auto fourGpus = [this] { return allowed(post("/validate", reviewJson(podJson(4), "h"))); };
@@ -404,7 +404,7 @@ TEST_F(E2eTest, SighupReloadsNowAndKeepsServing) {
   EXPECT_TRUE(healthy());
 }
 
-// Defect 16: the banner's curl names a CA file that exists, or none.
+// The banner's curl names a CA file that exists, or none.
 TEST_F(E2eTest, BannerNamesOnlyACaFileThatExists) {
   const auto dir = work_.path() / "tls";
   fs::create_directories(dir);
@@ -439,7 +439,7 @@ struct SecretDir {
   }
 };
 
-// Defect 6: an expired or not-yet-valid pair is refused while the served one is valid; a
+// An expired or not-yet-valid pair is refused while the served one is valid; a
 // pair whose SANs lack the service name is served with a warning; metrics say what happened.
 TEST_F(E2eTest, CertificateRotationRefusesPairsOutsideTheirValidity) {
   const SecretDir secret(work_.path() / "tls");
@@ -521,7 +521,7 @@ TEST_F(E2eTest, CertificateWithoutTheServiceNameIsRefusedOrMakesTheReplicaUnread
   EXPECT_NE(res.body.find("lacks the service name"), std::string::npos) << res.body;
 }
 
-// Defect 6: /readyz goes unready once the served certificate has expired.
+// /readyz goes unready once the served certificate has expired.
 TEST_F(E2eTest, ReadyzFailsOnceTheServedCertificateHasExpired) {
   const SecretDir secret(work_.path() / "tls");
   LeafSpec shortLived;

@@ -1,7 +1,7 @@
 // Node supply end to end: the real binary, with the shipped policies, watches a (fake,
 // in-process) Kubernetes API server that now serves nodes. The capacity check and the supply
 // metrics follow the nodes as they appear, are cordoned, go NotReady, restart their device
-// plugin, scale to zero and change their MIG layout (only the layout decides: issue 18, item 9);
+// plugin, scale to zero and change their MIG layout (only the layout can deny; states only warn);
 // pods binding and failing show in the queue metrics; `gpu-admission status` prints the pools.
 #include <array>
 #include <cstdio>
@@ -165,7 +165,7 @@ TEST_F(E2eSupplyTest, NoCapacityNamesTheProfilesUntilANodeAdvertisesTheRewritten
   for (const char* text : {"pool infer-a100 offers", "nvidia.com/mig-1g.10gb (7 per node)",
                            "nvidia.com/mig-3g.40gb (2)", "none offers nvidia.com/mig-2g.20gb"})
     EXPECT_NE(first.message.find(text), std::string::npos) << text << " in: " << first.message;
-  // DESIGN.md: at most 120 characters a warning. The capacity warning is longer: it comes as
+  // At most 120 characters a warning line. The capacity warning is longer: it comes as
   // several lines, the numbers in the first and the fix in the last.
   ASSERT_GE(first.warningLines.size(), 3u) << first.raw;
   for (const auto& line : first.warningLines) EXPECT_LE(line.size(), 120u) << line;
@@ -202,7 +202,7 @@ TEST_F(E2eSupplyTest, NoCapacityNamesTheProfilesUntilANodeAdvertisesTheRewritten
       << m;
 }
 
-// issue 18, item 9: with capacityCheck: deny, node states never deny (the pod is admitted and
+// With capacityCheck: deny, node states never deny (the pod is admitted and
 // waits, the warning says why, the metrics follow the states); only the MIG layout does.
 TEST_F(E2eSupplyTest, NodeStatesWarnAndOnlyTheMigLayoutDenies) {
   api_.upsertNode(a100Node("a100-3", kWith2g));

@@ -105,7 +105,8 @@ TEST(CapacityCheck, NotReadyCordonedAndTaintedNodesAreStillThePoolsShape) {
             "no other pods of class inference are waiting");
 }
 
-// issue 18, item 9: each transient state of a pool used to deny under capacityCheck: deny.
+// Under capacityCheck: deny, a pool's transient states (NotReady, cordoned, 0 allocatable, no
+// nodes) admit with a warning saying why: a denied pod never pends, so nothing scales up for it.
 TEST(CapacityCheck, BothNodesNotReadyAdmitsAndSaysWhy) {
   const auto p = policyWith(policy::CapacityCheck::Deny, policy::Mode::Enforce);
   auto a = h100("h-1"), b = h100("h-2");

@@ -131,7 +131,7 @@ TEST(Classify, OwnerKindsAndResourcePrefixes) {
   EXPECT_EQ(rdma.reason, "resource rdma/* (class inference, match rule 1)");
 }
 
-// Issue 11: `resources: [nvidia.com/gpu]` must not claim a container that asks for zero GPUs
+// `resources: [nvidia.com/gpu]` must not claim a container that asks for zero GPUs
 // (the class then denied it as missing-gpu-request); zero means no GPU everywhere else.
 TEST(Classify, ResourceRuleIgnoresZeroQuantities) {
   auto p = makePolicy();

@@ -1,4 +1,4 @@
-// The class's `containers` rules (issue 11, section 4): required requests and limits, minimum
+// The class's `containers` rules (docs/policy-reference.md): required requests and limits, minimum
 // QoS, maxima per GPU, limit/request ratios, required env, and the per-GPU default requests
 // (idempotent mutation, or demanded in require mode), all with exact Kubernetes quantities.
 #include <gtest/gtest.h>

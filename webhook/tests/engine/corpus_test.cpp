@@ -66,7 +66,7 @@ TEST_F(Corpus, EveryPodDecidesAppliesAndIsIdempotent) {
   EXPECT_GE(count, 20);
 }
 
-// Require instead of fix (issue 11): on every real pod, what mutate mode writes is exactly what
+// Require instead of fix: on every real pod, what mutate mode writes is exactly what
 // require mode demands, so the mutated pod passes require mode with no patch and no *-required
 // violation, and require mode never writes an effect into the original pod.
 TEST_F(Corpus, MutateModeOutputPassesRequireModeOnEveryPod) {

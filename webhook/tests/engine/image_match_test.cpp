@@ -1,5 +1,5 @@
-// Image patterns (issue 11 section 2): normalisation, exact and prefix matching, match rules by
-// image, exemptions from the whole policy and from single rules.
+// Image patterns (docs/policy-reference.md): normalisation, exact and prefix matching, match
+// rules by image, exemptions from the whole policy and from single rules.
 #include <gtest/gtest.h>
 
 #include "engine/image_match.hpp"

@@ -1,5 +1,5 @@
 // Node isolation for pods without GPUs, pool selection operators, nodeSelector placement and
-// checkpoint declarations (issue 11, sections 3, 5 and 6).
+// checkpoint declarations (docs/policy-reference.md).
 #include <gtest/gtest.h>
 
 #include "test_support.hpp"

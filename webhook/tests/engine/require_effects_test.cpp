@@ -1,6 +1,6 @@
-// Require instead of fix (issue 11 section 1): a class whose effects are in require mode never
-// writes them, refuses a pod that lacks or contradicts them with the exact fix, and passes a
-// pod that carries them (in particular its own mutate-mode output). Allowed runtime classes,
+// Require instead of fix (docs/policy-reference.md): a class whose effects are in require mode
+// never writes them, refuses a pod that lacks or contradicts them with the exact fix, and passes
+// a pod that carries them (in particular its own mutate-mode output). Allowed runtime classes,
 // namespace rules and "a priority class is required".
 #include <gtest/gtest.h>
 
@@ -85,7 +85,7 @@ TEST(RequireEffects, PodCarryingTheEffectsItselfGetsOnlyTheDecisionAnnotations) 
     EXPECT_TRUE(op.path.starts_with("/metadata/annotations")) << op.path;
 }
 
-// The issue 20 pool: labels plus an expression no nodeSelector can state.
+// A pool selected by labels plus an expression no nodeSelector can state.
 policy::PolicySet requirePolicyWithDrainingExpression() {
   auto p = requirePolicy();
   p.pools[0].matchExpressions = {{"example.com/draining", policy::NodeOperator::DoesNotExist, {}}};

@@ -29,7 +29,7 @@ inline policy::MatchRule labelKeyRule(const std::string& k) {
   return r;
 }
 
-// The cluster of DESIGN.md §5: H100 training, A100 MIG inference, time-sliced L4 dev, a
+// A typical mixed cluster: H100 training, A100 MIG inference, time-sliced L4 dev, a
 // CPU-only batch class, HAMi/Volcano skip rules, a team quota.
 inline policy::PolicySet makePolicy() {
   using namespace policy;

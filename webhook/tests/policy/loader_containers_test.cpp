@@ -1,4 +1,4 @@
-// Loading `containers` (issue 11, section 4) for a class and as the cluster default
+// Loading `containers` (docs/policy-reference.md) for a class and as the cluster default
 // (spec.containers): exact quantities, resource names, ratios, QoS, required env, the overlay
 // of a class over the default, and every error with file:line:column, key path and hint.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Loading the constructs of issue 11 (sections 3, 5, 6): CPU pools, pool matchExpressions,
+// Loading the isolation constructs (docs/policy-reference.md): CPU pools, pool matchExpressions,
 // nodeSelector placement, field guards, priority tiers and checkpoint rules. Each error with
 // its exact file:line:column, key path and hint.
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The keys of issue 11 sections 1 and 2: effects (require instead of fix), allowed runtime
+// Requirement keys (docs/policy-reference.md): effects (require instead of fix), allowed runtime
 // classes, requirePriorityClass, namespaceRules, image patterns in match rules, exempt.images
 // and ruleExemptions. Each error has file:line:col, the key path and a hint.
 #include <gtest/gtest.h>

@@ -260,7 +260,7 @@ TEST_F(HttpServerTest, StopFinishesInFlightRequestsAndClosesIdleOnes) {
   EXPECT_THROW(client(), boost::system::system_error);  // no longer accepting
 }
 
-// Issue 10, defect 7: with --client-ca, kubelet probes and Prometheus (no client certificate)
+// With --client-ca, kubelet probes and Prometheus (no client certificate)
 // still reach the exempt paths; everything else needs a verified client certificate.
 TEST_F(HttpServerTest, ClientCaRequiresAClientCertificateExceptOnExemptPaths) {
   // A client certificate signed by the dev CA, for clientAuth.
@@ -290,7 +290,7 @@ TEST_F(HttpServerTest, ClientCaRequiresAClientCertificateExceptOnExemptPaths) {
   EXPECT_EQ(trusted.request("POST", "/echo", "hi").body, "hi");
 }
 
-// Issue 10, defect 1: connections beyond the limits are closed before any TLS state exists.
+// Connections beyond the limits are closed before any TLS state exists, so a flood costs little.
 TEST_F(HttpServerTest, ConnectionsBeyondTheLimitsAreRefused) {
   options_.maxConnections = 3;
   options_.maxConnectionsPerSource = 2;
@@ -382,7 +382,7 @@ TEST_F(HttpServerTest, RequestBodiesShareABufferBudgetOfReceivedBytes) {
       << "the budget is back";
 }
 
-// Issue 10, defect 5: while draining, responses close the connection and an idle keep-alive
+// While draining, responses close the connection and an idle keep-alive
 // connection is closed between requests; stop() does not wait for a silent connection.
 TEST_F(HttpServerTest, DrainClosesBetweenRequestsAndStopDropsSilentConnections) {
   options_.drainIdleTimeout = 1000ms;

@@ -1,4 +1,4 @@
-// Issue 10, defect 12: threads and limits follow what the process may use (affinity mask,
+// Threads and limits follow what the process may use (affinity mask,
 // cgroup v1/v2 CPU quota and memory limit), not what the node has. Cgroup files are laid out
 // in a temporary directory.
 #include "server/process_resources.hpp"

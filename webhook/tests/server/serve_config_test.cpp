@@ -262,7 +262,7 @@ TEST(Duration, UnitsAndBareSeconds) {
 namespace gpua::server {
 namespace {
 
-// Issue 10, defect 13: the apiserver waits at most 30 s (5 s in deploy/), so a slow body must
+// The apiserver waits at most 30 s (5 s in deploy/), so a slow body must
 // not hold a connection for 30 s.
 TEST(ServeConfig, BodyTimeoutDefaultsToAtMostTenSeconds) {
   auto r = parse({"--policies", "p", "--tls-cert", "c", "--tls-key", "k"});

@@ -53,14 +53,14 @@ TEST_F(TlsContextTest, LoadsAGoodPairWithModernSettings) {
 }
 
 // The handshake verifies a client certificate when there is one but lets probes without one
-// in; the server requires it per path (issue 10, defect 7).
+// in; the server requires it per path (probes and metrics are exempt).
 TEST_F(TlsContextTest, ClientCaVerifiesPresentedClientCertificates) {
   auto r = loadTlsContext({a("server.crt"), a("server.key"), a("ca.crt")});
   ASSERT_TRUE(r.context) << r.error;
   EXPECT_EQ(SSL_CTX_get_verify_mode(r.context->native_handle()), SSL_VERIFY_PEER);
 }
 
-// Idle connections hand their record buffers back (issue 10, defect 1).
+// Idle connections hand their record buffers back, so many idle connections stay cheap.
 TEST_F(TlsContextTest, ReleasesBuffersOfIdleConnections) {
   auto r = loadTlsContext({a("server.crt"), a("server.key"), ""});
   ASSERT_TRUE(r.context) << r.error;
@@ -78,7 +78,7 @@ TEST_F(TlsContextTest, DescribesValidityAndDnsNames) {
   EXPECT_FALSE(sansCover({"*.gpu-admission.svc"}, "a.x.gpu-admission.svc"));
 }
 
-// Issue 10, defect 6: while the served certificate is valid, an expired or not-yet-valid
+// While the served certificate is valid, an expired or not-yet-valid
 // replacement is refused; once it has expired, anything that loads is better.
 TEST(CertificateRotation, RefusesReplacementsOutsideTheirValidity) {
   const int64_t now = 1'000'000;
