@@ -11,7 +11,7 @@ import { describe, test } from "node:test";
 import * as checks from "./lib/checks.mjs";
 import { binary, repoRoot, toolsDir } from "./lib/env.mjs";
 import { policyFiles, readPolicy } from "./lib/policy.mjs";
-import { overlays, renderOverlay } from "./lib/render.mjs";
+import { overlays, parseObjects, renderOverlay, renderText } from "./lib/render.mjs";
 import { SchemaValidator } from "./lib/schema.mjs";
 
 const policyDir = path.join(repoRoot, "policies");
@@ -27,11 +27,13 @@ describe("every overlay", () => {
     const objects = rendered[overlay];
     test(`${overlay}: renders with kubectl kustomize`, () => {
       assert.ok(objects.length > 10, `only ${objects.length} objects`);
-      for (const kind of ["Namespace", "Deployment", "Service", "PodDisruptionBudget", "NetworkPolicy",
+      for (const kind of ["Namespace", "Deployment", "Service", "PodDisruptionBudget",
         "ResourceQuota", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "ConfigMap", "PriorityClass",
         "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"])
         assert.ok(objects.some((o) => o.kind === kind), `no ${kind}`);
     });
+    test(`${overlay}: ships no NetworkPolicy (opt-in: deploy/components/network-policy)`, () =>
+      assert.deepEqual(objects.filter((o) => o.kind === "NetworkPolicy").map((o) => o.metadata.name), []));
     test(`${overlay}: every object validates against its schema, unknown fields rejected`, async () => {
       const problems = [];
       for (const o of objects) problems.push(...(await validator.problems(o)));
@@ -78,6 +80,37 @@ describe("every overlay", () => {
   test("the policy that the ConfigMap ships loads (gpu-admission lint), without reading policies/Kustomization", () => {
     const out = execFileSync(binary, ["lint", "policies"], { cwd: repoRoot, encoding: "utf8" });
     assert.match(out, new RegExp(`OK \\(${policyFiles(policyDir).length} files,`));
+  });
+});
+
+describe("the network-policy component", () => {
+  // An overlay of a platform team's: cert-manager plus the opt-in component, as docs/install.md
+  // shows it. Rendered from a scratch kustomization inside the repository (kustomize loads
+  // relative paths only).
+  const dir = fs.mkdtempSync(path.join(repoRoot, "build", "np-overlay-"));
+  fs.writeFileSync(path.join(dir, "kustomization.yaml"),
+    "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n" +
+    "resources: [../../deploy/overlays/cert-manager]\n" +
+    "components: [../../deploy/components/network-policy]\n");
+  const objects = parseObjects(renderText(dir));
+  fs.rmSync(dir, { recursive: true, force: true });
+  validator.prepare(objects);
+  const policies = objects.filter((o) => o.kind === "NetworkPolicy");
+
+  test("adds exactly one NetworkPolicy, in the webhook's namespace, selecting its pods", () => {
+    assert.equal(policies.length, 1);
+    const deployment = objects.find((o) => o.kind === "Deployment");
+    assert.equal(policies[0].metadata.namespace, deployment.metadata.namespace);
+    for (const [k, v] of Object.entries(policies[0].spec.podSelector.matchLabels))
+      assert.equal(deployment.spec.template.metadata.labels[k], v, `podSelector ${k}=${v}`);
+  });
+  test("admits the serving port and validates against its schema", async () => {
+    const target = objects.find((o) => o.kind === "Service").spec.ports[0].targetPort;
+    const container = objects.find((o) => o.kind === "Deployment").spec.template.spec.containers[0];
+    const port = container.ports.find((p) => p.name === target || p.containerPort === target).containerPort;
+    for (const rule of policies[0].spec.ingress)
+      assert.ok(rule.ports.some((p) => p.port === port), `ingress rule without port ${port}`);
+    none(await validator.problems(policies[0]));
   });
 });
 
