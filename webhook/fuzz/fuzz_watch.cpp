@@ -241,7 +241,7 @@ void checkSupply(const Cluster& cluster, const rapidjson::Value& pods) {
     if (queue[i].className != queueRelisted[i].className ||
         queue[i].pool != queueRelisted[i].pool || queue[i].pods != queueRelisted[i].pods)
       fail("pending queue of class " + queue[i].className + " differs from a relist");
-  const auto summary = gpua::engine::summarizeSupply(std::move(nodes), queue, *shippedPolicy());
+  const auto summary = gpua::engine::summarizeSupply({std::move(nodes), queue}, *shippedPolicy());
   for (const auto& [name, pool] : summary.pools) {
     if (pool.nodesReady + pool.nodesNotReady != pool.nodesTotal ||
         pool.nodesSchedulable + pool.nodesTainted > pool.nodesReady ||
