@@ -140,19 +140,20 @@ class ClusterUsageSource::Runner {
   ListWatch::Handlers handlers(std::string resource, std::vector<inventory::ListSink> sinks,
                                bool usage, bool supply) {
     ListWatch::Handlers h;
-    h.beginList = [this, sinks] {
+    h.objects.beginList = [this, sinks] {
       std::lock_guard lock(mutex_);
       for (const auto& sink : sinks) sink.beginList();
     };
-    h.addPage = [this, sinks](const rapidjson::Value& items) {
+    h.objects.addPage = [this, sinks](const rapidjson::Value& items) {
       std::lock_guard lock(mutex_);
       for (const auto& sink : sinks) sink.addPage(items);
     };
-    h.commitList = [this, sinks] {
+    h.objects.commitList = [this, sinks] {
       std::lock_guard lock(mutex_);
       for (const auto& sink : sinks) sink.commitList();
     };
-    h.applyEvent = [this, sinks](inventory::EventType type, const rapidjson::Value& object) {
+    h.objects.applyEvent = [this, sinks](inventory::EventType type,
+                                         const rapidjson::Value& object) {
       std::lock_guard lock(mutex_);
       for (const auto& sink : sinks) sink.applyEvent(type, object);
     };

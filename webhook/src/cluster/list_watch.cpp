@@ -106,7 +106,7 @@ asio::awaitable<void> ListWatch::run() {
 }
 
 asio::awaitable<void> ListWatch::list() {
-  handlers_.beginList();
+  handlers_.objects.beginList();
   std::string next, resourceVersion;
   do {
     std::string target = path_ + "?limit=" + std::to_string(options_.listPageSize);
@@ -115,11 +115,11 @@ asio::awaitable<void> ListWatch::list() {
     rapidjson::Document page;
     if (!kube::parseJson(body, page).ok() || !page.IsObject())
       throw std::runtime_error("malformed " + resource_ + " list from " + client_.config().url());
-    if (const auto* items = json::member(page, "items")) handlers_.addPage(*items);
+    if (const auto* items = json::member(page, "items")) handlers_.objects.addPage(*items);
     resourceVersion = json::path(page, "metadata", "resourceVersion");
     next = json::path(page, "metadata", "continue");
   } while (!next.empty());
-  handlers_.commitList();
+  handlers_.objects.commitList();
   resourceVersion_ = resourceVersion;
   relist_ = false;
   synced_ = true;
@@ -157,7 +157,7 @@ void ListWatch::onLine(std::string_view line) {
     const auto kind = type == "ADDED"     ? inventory::EventType::Added
                       : type == "DELETED" ? inventory::EventType::Deleted
                                           : inventory::EventType::Modified;
-    handlers_.applyEvent(kind, *object);
+    handlers_.objects.applyEvent(kind, *object);
     ++metrics_.eventsApplied;
     handlers_.changed(false);
   }

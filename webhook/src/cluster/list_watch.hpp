@@ -23,7 +23,7 @@
 #include "cluster/api_client.hpp"
 #include "cluster/list_watch_options.hpp"
 #include "cluster/metrics.hpp"
-#include "inventory/event_type.hpp"
+#include "inventory/list_sink.hpp"
 
 namespace gpua::cluster {
 
@@ -32,10 +32,7 @@ class ListWatch {
   // What the resource does with what the API sends. Called on the watch's executor; a full list
   // is beginList, addPage per page, commitList (a failed list is never committed).
   struct Handlers {
-    std::function<void()> beginList;
-    std::function<void(const rapidjson::Value& items)> addPage;
-    std::function<void()> commitList;
-    std::function<void(inventory::EventType, const rapidjson::Value& object)> applyEvent;
+    inventory::ListSink objects;               // where the listed pages and the events go
     std::function<void(bool listed)> changed;  // after a commit (listed) or an applied event
     std::function<void()> restarted;           // a watch stream ended (for the restart metric)
     std::function<void(const std::string& error)> failed;  // a list or watch failed
