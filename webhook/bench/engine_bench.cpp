@@ -14,7 +14,7 @@
 
 #include "admission/review.hpp"
 #include "bench_inputs.hpp"
-#include "engine/supply.hpp"
+#include "engine/context/supply.hpp"
 
 // GCC pairs the replacement operator new's malloc with the free below at inlined call sites and
 // reports a false mismatch; the pair is correct (both sides are replaced together).

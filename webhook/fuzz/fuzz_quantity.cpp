@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/quantity.hpp"
+#include "engine/pod/quantity.hpp"
 #include "quantity_reference.hpp"
 
 namespace {

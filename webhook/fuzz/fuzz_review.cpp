@@ -17,11 +17,11 @@
 #include <string>
 #include <string_view>
 
-#include "kube/depth_limited_parse.hpp"
 #include "admission/review.hpp"
-#include "engine/json_patch_apply.hpp"
-#include "engine/patch_op.hpp"
-#include "engine/quantity.hpp"
+#include "engine/core/patch_op.hpp"
+#include "engine/mutate/json_patch_apply.hpp"
+#include "engine/pod/quantity.hpp"
+#include "kube/depth_limited_parse.hpp"
 #include "policy/loader.hpp"
 #include "text/utf8.hpp"
 

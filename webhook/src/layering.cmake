@@ -6,13 +6,22 @@
 function(gpua_expose target folder)
   cmake_parse_arguments(ARG "" "" "HEADERS" ${ARGN})
   set(root ${CMAKE_BINARY_DIR}/gpua_include/${target})
+  # A build tree configured before a folder changed form (whole folder <-> chosen headers) holds
+  # the other form: a link where a directory goes must go first, or writing the header links
+  # through it would replace the sources with links to themselves.
+  if(IS_SYMLINK ${root}/${folder})
+    file(REMOVE ${root}/${folder})
+  elseif(IS_DIRECTORY ${root}/${folder} AND NOT ARG_HEADERS)
+    file(REMOVE_RECURSE ${root}/${folder})
+  endif()
   if(ARG_HEADERS)
     file(MAKE_DIRECTORY ${root}/${folder})
     foreach(header ${ARG_HEADERS})
       file(CREATE_LINK ${GPUA_SRC}/${folder}/${header} ${root}/${folder}/${header} SYMBOLIC)
     endforeach()
   else()
-    file(MAKE_DIRECTORY ${root})
+    get_filename_component(parent ${root}/${folder} DIRECTORY)
+    file(MAKE_DIRECTORY ${parent})
     file(CREATE_LINK ${GPUA_SRC}/${folder} ${root}/${folder} SYMBOLIC)
   endif()
   get_target_property(type ${target} TYPE)

@@ -1,6 +1,6 @@
 #include "admission/request_parser.hpp"
 
-#include "engine/workload_kinds.hpp"
+#include "engine/pod/workload_kinds.hpp"
 #include "kube/json.hpp"
 #include "kube/json_parse.hpp"
 #include "kube/object_names.hpp"

@@ -10,8 +10,8 @@
 #include <variant>
 
 #include "admission/request_error.hpp"
+#include "engine/context/usage.hpp"
 #include "engine/decide.hpp"
-#include "engine/usage.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::admission {

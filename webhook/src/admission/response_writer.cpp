@@ -4,10 +4,10 @@
 #include <rapidjson/writer.h>
 
 #include "admission/audit_annotations.hpp"
-#include "kube/base64.hpp"
 #include "admission/text_sanitizer.hpp"
 #include "admission/warnings.hpp"
-#include "engine/patch_op.hpp"
+#include "engine/core/patch_op.hpp"
+#include "kube/base64.hpp"
 
 namespace gpua::admission {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "admission/review.hpp"
-#include "engine/decision.hpp"
+#include "engine/core/decision.hpp"
 
 namespace gpua::admission {
 

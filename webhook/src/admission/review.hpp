@@ -6,9 +6,9 @@
 #include <string>
 #include <string_view>
 
+#include "engine/context/usage.hpp"
+#include "engine/core/decision.hpp"
 #include "engine/decide.hpp"
-#include "engine/decision.hpp"
-#include "engine/usage.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::admission {

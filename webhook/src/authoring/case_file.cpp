@@ -11,7 +11,7 @@
 
 #include "authoring/documents.hpp"
 #include "authoring/yaml_json.hpp"
-#include "engine/decision.hpp"
+#include "engine/core/decision.hpp"
 #include "policy/edit_distance.hpp"
 #include "policy/yaml_documents.hpp"
 #include "policy/yaml_reader.hpp"

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/supply.hpp"
-#include "engine/usage.hpp"
+#include "engine/context/supply.hpp"
+#include "engine/context/usage.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::authoring {

@@ -1,7 +1,7 @@
 #include "authoring/json_diff.hpp"
 
 #include "authoring/documents.hpp"
-#include "engine/patch_op.hpp"
+#include "engine/core/patch_op.hpp"
 
 namespace gpua::authoring {
 namespace {

@@ -13,10 +13,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/decision.hpp"
-#include "engine/patch_op.hpp"
-#include "engine/supply.hpp"
-#include "engine/usage.hpp"
+#include "engine/context/supply.hpp"
+#include "engine/context/usage.hpp"
+#include "engine/core/decision.hpp"
+#include "engine/core/patch_op.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::authoring {

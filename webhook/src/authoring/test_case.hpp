@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "authoring/cluster_snapshots.hpp"
-#include "engine/supply.hpp"
-#include "engine/usage.hpp"
+#include "engine/context/supply.hpp"
+#include "engine/context/usage.hpp"
 #include "kube/label_selector.hpp"
 #include "policy/policy_set.hpp"
 

@@ -3,10 +3,10 @@
 #include <chrono>
 
 #include "authoring/documents.hpp"
+#include "engine/context/supply.hpp"
 #include "inventory/node_decode.hpp"
 #include "inventory/supply_ledger.hpp"
 #include "inventory/usage_file.hpp"
-#include "engine/supply.hpp"
 
 namespace gpua::cli {
 namespace {

@@ -18,11 +18,11 @@
 #include "cluster/api_client.hpp"
 #include "cluster/api_config.hpp"
 #include "cluster/cluster_lists.hpp"
+#include "engine/context/supply.hpp"
 #include "inventory/node_decode.hpp"
 #include "inventory/status_report.hpp"
 #include "inventory/supply_ledger.hpp"
 #include "inventory/usage_file.hpp"
-#include "engine/supply.hpp"
 #include "kube/rfc3339.hpp"
 
 namespace gpua::cli {

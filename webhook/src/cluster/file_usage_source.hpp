@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "cluster/cluster_usage_source.hpp"
-#include "engine/usage.hpp"
+#include "engine/context/usage.hpp"
 
 namespace gpua::cluster {
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "cluster/prometheus_export.hpp"
-#include "engine/supply.hpp"
-#include "engine/usage.hpp"
+#include "engine/context/supply.hpp"
+#include "engine/context/usage.hpp"
 #include "inventory/ledger.hpp"
 #include "inventory/supply_ledger.hpp"
 #include "policy/policy_set.hpp"

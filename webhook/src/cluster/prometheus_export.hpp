@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "cluster/metrics.hpp"
-#include "engine/supply.hpp"
+#include "engine/context/supply.hpp"
 #include "inventory/ledger.hpp"
 #include "inventory/quota_usage.hpp"
 #include "inventory/supply_ledger.hpp"

@@ -5,9 +5,9 @@
 
 #include <string>
 
-#include "engine/decision.hpp"
-#include "engine/supply.hpp"
-#include "engine/usage.hpp"
+#include "engine/context/supply.hpp"
+#include "engine/context/usage.hpp"
+#include "engine/core/decision.hpp"
 #include "kube/label_selector.hpp"
 #include "policy/policy_set.hpp"
 

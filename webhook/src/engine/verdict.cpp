@@ -1,7 +1,7 @@
 #include "engine/verdict.hpp"
 
-#include "engine/quota_check.hpp"
-#include "engine/text.hpp"
+#include "engine/core/text.hpp"
+#include "engine/validate/quota_check.hpp"
 
 namespace gpua::engine {
 

@@ -4,7 +4,7 @@
 
 #include <string_view>
 
-#include "engine/decision.hpp"
+#include "engine/core/decision.hpp"
 #include "kube/label_selector.hpp"
 #include "policy/policy_set.hpp"
 

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "engine/gpu_usage.hpp"
+#include "engine/classify/gpu_usage.hpp"
 #include "kube/json.hpp"
 
 namespace gpua::inventory {

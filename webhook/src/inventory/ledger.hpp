@@ -16,7 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "engine/usage.hpp"
+#include "engine/context/usage.hpp"
 #include "inventory/event_type.hpp"
 #include "inventory/list_sink.hpp"
 #include "inventory/staged_list.hpp"

@@ -5,7 +5,7 @@
 #include <limits>
 #include <sstream>
 
-#include "engine/resource_quantity.hpp"
+#include "engine/pod/resource_quantity.hpp"
 #include "kube/json.hpp"
 #include "kube/json_parse.hpp"
 

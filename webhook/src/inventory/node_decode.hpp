@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/supply.hpp"
+#include "engine/context/supply.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::inventory {

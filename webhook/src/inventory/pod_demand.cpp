@@ -3,8 +3,8 @@
 #include <map>
 #include <string>
 
-#include "engine/pod_request_fold.hpp"
-#include "engine/quantity.hpp"
+#include "engine/pod/pod_request_fold.hpp"
+#include "engine/pod/quantity.hpp"
 #include "kube/json.hpp"
 
 namespace gpua::inventory {

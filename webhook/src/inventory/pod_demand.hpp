@@ -1,11 +1,11 @@
-// What a pod takes of one node: Kubernetes' effective pod request (engine/pod_request_fold.hpp),
-// for the resources a NodeResourceFilter keeps. The scheduler fits a pod against a node with the
-// same numbers, so allocated and no-capacity agree with it.
+// What a pod takes of one node: Kubernetes' effective pod request
+// (engine/pod/pod_request_fold.hpp), for the resources a NodeResourceFilter keeps. The scheduler
+// fits a pod against a node with the same numbers, so allocated and no-capacity agree with it.
 #pragma once
 
 #include <rapidjson/document.h>
 
-#include "engine/supply.hpp"
+#include "engine/context/supply.hpp"
 #include "inventory/node_decode.hpp"
 
 namespace gpua::inventory {

@@ -5,7 +5,7 @@
 #include <map>
 #include <set>
 
-#include "engine/gpu_usage.hpp"
+#include "engine/classify/gpu_usage.hpp"
 #include "kube/json.hpp"
 
 namespace gpua::inventory {

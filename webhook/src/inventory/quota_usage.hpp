@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/usage.hpp"
+#include "engine/context/usage.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::inventory {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/supply.hpp"
-#include "engine/usage.hpp"
+#include "engine/context/supply.hpp"
+#include "engine/context/usage.hpp"
 #include "inventory/quota_usage.hpp"
 #include "inventory/supply_ledger.hpp"
 #include "policy/policy_set.hpp"

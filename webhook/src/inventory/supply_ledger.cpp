@@ -4,7 +4,7 @@
 #include <limits>
 #include <utility>
 
-#include "engine/gpu_usage.hpp"
+#include "engine/classify/gpu_usage.hpp"
 #include "inventory/pod_demand.hpp"
 #include "kube/json.hpp"
 #include "kube/rfc3339.hpp"

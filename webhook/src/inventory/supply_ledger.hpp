@@ -22,7 +22,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "engine/supply.hpp"
+#include "engine/context/supply.hpp"
 #include "inventory/ledger.hpp"
 #include "inventory/list_sink.hpp"
 #include "inventory/node_decode.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/usage.hpp"
+#include "engine/context/usage.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::inventory {

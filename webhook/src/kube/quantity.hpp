@@ -13,7 +13,7 @@
 //
 // The parser lives in the floor (kube/) because both the loader (quantities written in a
 // policy, e.g. cpu per GPU) and the engine (quantities in pods) read quantities;
-// engine/quantity.hpp adds the JSON side and re-exports these names into gpua::engine.
+// engine/pod/quantity.hpp adds the JSON side and re-exports these names into gpua::engine.
 #pragma once
 
 #include <compare>

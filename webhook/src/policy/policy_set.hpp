@@ -112,7 +112,8 @@ struct MatchRule {
   // Any container/initContainer requests or limits key equals one of these; a trailing '*' makes
   // the entry a prefix ("nvidia.com/gpumem*").
   std::vector<std::string> resources;
-  // Any container/initContainer image matches one of these image patterns (engine/image_match.hpp).
+  // Any container/initContainer image matches one of these image patterns
+  // (engine/pod/image_match.hpp).
   std::vector<std::string> images;
 
   bool empty() const {
@@ -235,7 +236,7 @@ struct TemplateKind {
 // exempt when every container and init container runs an image matching one of `images`.
 struct RuleExemption {
   std::vector<std::string> rules;   // violation rule ids; empty = every rule (the whole policy)
-  std::vector<std::string> images;  // image patterns (engine/image_match.hpp), never empty
+  std::vector<std::string> images;  // image patterns (engine/pod/image_match.hpp), never empty
   std::optional<NamespaceSelector> namespaces;  // absent = every namespace
 };
 

@@ -10,7 +10,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/usage.hpp"
+#include "engine/context/usage.hpp"
 #include "server/tls_context.hpp"
 
 namespace gpua::server {

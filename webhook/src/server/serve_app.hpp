@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "engine/supply.hpp"
-#include "engine/usage.hpp"
+#include "engine/context/supply.hpp"
+#include "engine/context/usage.hpp"
 #include "policy/policy_set.hpp"
 #include "server/serve_config.hpp"
 #include "telemetry/json_logger.hpp"

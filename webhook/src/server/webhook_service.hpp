@@ -9,7 +9,7 @@
 #include <string_view>
 
 #include "admission/review.hpp"
-#include "engine/usage.hpp"
+#include "engine/context/usage.hpp"
 #include "policy/policy_set.hpp"
 #include "server/http_types.hpp"
 #include "server/readiness.hpp"

@@ -7,7 +7,7 @@
 #include <memory>
 #include <mutex>
 
-#include "engine/supply.hpp"
+#include "engine/context/supply.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::server {

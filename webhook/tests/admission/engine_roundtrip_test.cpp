@@ -9,10 +9,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "kube/base64.hpp"
 #include "admission/review.hpp"
-#include "engine/json_patch_apply.hpp"
-#include "engine/patch_op.hpp"
+#include "engine/core/patch_op.hpp"
+#include "engine/mutate/json_patch_apply.hpp"
+#include "kube/base64.hpp"
 #include "policy/loader.hpp"
 #include "review_support.hpp"
 

@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "kube/base64.hpp"
 #include "admission/review.hpp"
-#include "engine/patch_op.hpp"
+#include "engine/core/patch_op.hpp"
+#include "kube/base64.hpp"
 #include "review_support.hpp"
 
 namespace gpua::admission {

@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "engine/json_patch_apply.hpp"
+#include "engine/mutate/json_patch_apply.hpp"
 #include "server_process.hpp"
 #include "support/eventually.hpp"
 #include "support/temp_dir.hpp"

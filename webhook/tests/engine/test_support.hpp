@@ -12,7 +12,7 @@
 #include <string>
 
 #include "engine/decide.hpp"
-#include "engine/json_patch_apply.hpp"
+#include "engine/mutate/json_patch_apply.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::engine::testing {
@@ -124,6 +124,20 @@ inline policy::PolicySet makePolicy() {
   return p;
 }
 
+// Label and resource JSON the tests share.
+inline const std::string kTraining = R"({"gpu-admission.io/class":"training"})";
+inline const std::string kInference = R"({"gpu-admission.io/class":"inference"})";
+inline const std::string kBatch = R"({"gpu-admission.io/class":"batch"})";
+inline const std::string kOneGpu = R"({"limits":{"nvidia.com/gpu":1}})";
+
+// The example policy with the train pool also selecting by operators (Gt, DoesNotExist).
+inline policy::PolicySet withCountPool() {
+  auto p = makePolicy();
+  p.pools[0].matchExpressions = {{"nvidia.com/gpu.count", policy::NodeOperator::Gt, {"4"}},
+                                 {"example.com/retiring", policy::NodeOperator::DoesNotExist, {}}};
+  return p;
+}
+
 // Usage that leaves every quota room (available, nothing in use).
 inline UsageSnapshot emptyUsage() {
   UsageSnapshot u;
@@ -159,6 +173,20 @@ inline std::string gpuPod(const std::string& labels, const std::string& resource
   return R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"trainer-0","labels":)" + labels +
          R"(},"spec":{)" + extraSpec + (extraSpec.empty() ? "" : ",") +
          R"("containers":[{"name":"pytorch","image":"pytorch","resources":)" + resources + "}]}}";
+}
+
+// The decision for a pod given as JSON text, with no usage recorded.
+inline Decision decidePod(const std::string& podJson,
+                          const policy::PolicySet& policy = makePolicy(),
+                          const RequestContext& ctx = podContext()) {
+  rapidjson::Document pod = parse(podJson);
+  return decide(pod, ctx, policy, emptyUsage());
+}
+
+inline bool hasRule(const Decision& d, const std::string& rule) {
+  for (const auto& v : d.violations)
+    if (v.rule == rule) return true;
+  return false;
 }
 
 struct Applied {

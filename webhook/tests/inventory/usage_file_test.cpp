@@ -4,7 +4,7 @@
 
 #include <filesystem>
 
-#include "engine/gpu_usage.hpp"
+#include "engine/classify/gpu_usage.hpp"
 #include "inventory/ledger.hpp"
 #include "support/cluster_fixtures.hpp"
 

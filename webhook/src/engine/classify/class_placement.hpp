@@ -1,0 +1,32 @@
+// Which pods of a class get its placement, tolerations and priority class, and on which pools:
+// GPU pods on the class's pools; pods without GPUs on its cpuPools when the class places them
+// (gpus.request: forbidden, or cpuPools set). A CPU pod of an optional-GPU class without
+// cpuPools (a CPU notebook) gets only the class annotations.
+#pragma once
+
+#include <vector>
+
+#include "engine/pod/gpu_request.hpp"
+#include "policy/policy_set.hpp"
+
+namespace gpua::engine {
+
+inline bool placesCpuPods(const policy::WorkloadClass& cls) {
+  return cls.gpus.request == policy::GpuRequest::Forbidden || !cls.cpuPools.empty();
+}
+
+// Whether this pod gets the class's placement, tolerations and priority class.
+inline bool getsClassPlacement(const policy::WorkloadClass& cls, const PodGpu& gpu) {
+  return gpu.hasGpu || placesCpuPods(cls);
+}
+
+inline std::vector<const policy::Pool*> cpuPoolsOf(const policy::WorkloadClass& cls,
+                                                   const policy::PolicySet& policy) {
+  std::vector<const policy::Pool*> out;
+  out.reserve(cls.cpuPools.size());
+  for (const auto& name : cls.cpuPools)
+    if (const auto* pool = policy.findCpuPool(name)) out.push_back(pool);
+  return out;
+}
+
+}  // namespace gpua::engine

@@ -1,0 +1,23 @@
+#include "engine/core/decision.hpp"
+
+namespace gpua::engine {
+
+const char* outcomeName(Decision::Outcome o) {
+  switch (o) {
+    case Decision::Outcome::NotApplicable:
+      return "NotApplicable";
+    case Decision::Outcome::Exempt:
+      return "Exempt";
+    case Decision::Outcome::Skipped:
+      return "Skipped";
+    case Decision::Outcome::NoGpu:
+      return "NoGpu";
+    case Decision::Outcome::Classified:
+      return "Classified";
+    case Decision::Outcome::Unclassified:
+      return "Unclassified";
+  }
+  return "Unknown";
+}
+
+}  // namespace gpua::engine

@@ -1,0 +1,69 @@
+// The engine's output: which class, why, what to change, what to tell the user, and whether to
+// admit. Adapters (admission/, cli/) turn it into an AdmissionReview response or a report.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/core/patch_op.hpp"
+#include "policy/policy_set.hpp"
+
+namespace gpua::engine {
+
+struct Denial {
+  int code = 403;
+  std::string reason = "Forbidden";
+  std::string message;  // one line, names pod, container, resource, rule and what to do
+};
+
+// One broken rule, before the rollout mode decided what it means.
+struct Violation {
+  std::string rule;     // stable id for metrics: "missing-gpu-request", "max-per-pod", "quota"...
+  std::string message;  // the one-line developer message
+  // Never denies, whatever the mode: a capacity finding under capacityCheck: warn. In enforce
+  // namespaces it becomes a warning; warn and audit namespaces treat it as usual.
+  bool advisory = false;
+};
+
+struct Decision {
+  enum class Outcome {
+    NotApplicable,  // not a pod / workload CREATE the policy cares about (left alone)
+    Exempt,         // exempt namespace
+    Skipped,        // a skip rule (another system owns the pod)
+    NoGpu,          // a pod with no GPU request, no GPU class, nothing to do
+    Classified,     // matched (or was assigned) a class
+    Unclassified,   // a GPU pod that matched no class
+  } outcome = Outcome::NotApplicable;
+
+  std::string className;  // empty unless Classified
+  std::string reason;     // why: "label gpu-admission.io/class=training (classes[0].match.any[0])"
+  policy::Mode mode = policy::Mode::Enforce;  // the rollout mode that applied
+
+  Patch patch;                        // empty when nothing changes (or when denied)
+  std::vector<std::string> changes;   // short human list of what the patch does
+  std::vector<std::string> warnings;  // for AdmissionResponse.warnings (each one line, short)
+  std::vector<Violation> violations;  // every broken rule, whatever the mode
+  std::optional<Denial> denial;       // set only when a violation is enforced
+  std::map<std::string, std::string> auditAnnotations;  // keys valid for auditAnnotations
+
+  double gpuEquivalents = 0;  // what this pod adds, after the rewrite
+  // A quota covers this GPU pod but live usage was unavailable, so PolicySet::quotaUnavailable
+  // decided (a quota-unavailable denial, or a "not checked" warning).
+  bool quotaUnchecked = false;
+  // The priority class the pod runs with and what spec.priorityTiers says of it, for review:
+  // "gpu-training (value 10000, preemptionPolicy PreemptLowerPriority; preemptible by ...)".
+  std::string priority;
+
+  bool allowed() const { return !denial.has_value(); }
+};
+
+// Warn mode lists each violation in Decision.warnings behind this prefix.
+inline constexpr std::string_view kWarnModePrefix = "gpu-admission (warn mode): ";
+
+const char* outcomeName(Decision::Outcome o);
+using policy::modeName;  // one spelling of the modes, the policy's
+
+}  // namespace gpua::engine

@@ -1,0 +1,52 @@
+#include "engine/core/json_util.hpp"
+
+namespace gpua::engine::json {
+
+namespace {
+// The same writer as `Writer`, over the appending stream. Writing one value never pushes onto
+// its level stack for a scalar, and pushes lazily otherwise, so constructing it is free.
+using AppendWriter = rapidjson::Writer<StringAppender>;
+
+// What that writer escapes (UTF-8 to UTF-8, default flags): control characters, '"' and '\\'.
+// Every other byte, non-ASCII included, is written as it is.
+bool needsEscape(std::string_view s) {
+  for (const char c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == '"' || c == '\\') return true;
+  return false;
+}
+}  // namespace
+
+void appendSerialized(std::string& out, const Value& v) {
+  StringAppender stream{out};
+  AppendWriter writer(stream);
+  v.Accept(writer);
+}
+
+void appendQuoted(std::string& out, std::string_view s) {
+  // Paths, names and labels almost never need escaping: one append instead of the writer's
+  // push_back per character, with the same bytes.
+  if (!needsEscape(s)) {
+    out.push_back('"');
+    out.append(s);
+    out.push_back('"');
+    return;
+  }
+  StringAppender stream{out};
+  AppendWriter writer(stream);
+  writer.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+std::string serialize(const Value& v) {
+  std::string out;
+  appendSerialized(out, v);
+  return out;
+}
+
+std::string quoteString(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  appendQuoted(out, s);
+  return out;
+}
+
+}  // namespace gpua::engine::json

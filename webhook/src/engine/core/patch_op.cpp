@@ -1,0 +1,63 @@
+#include "engine/core/patch_op.hpp"
+
+#include "engine/core/json_util.hpp"
+
+namespace gpua::engine {
+
+std::string escapePointerToken(std::string_view token) {
+  std::string out;
+  out.reserve(token.size() + 4);
+  for (char c : token) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+namespace {
+
+const char* opName(PatchOp::Kind k) {
+  switch (k) {
+    case PatchOp::Kind::Add:
+      return "add";
+    case PatchOp::Kind::Remove:
+      return "remove";
+    case PatchOp::Kind::Replace:
+      return "replace";
+  }
+  return "add";
+}
+
+}  // namespace
+
+std::string serializePatch(const Patch& patch) {
+  std::string out;
+  std::size_t size = 2;
+  for (const auto& op : patch) size += op.path.size() + op.valueJson.size() + 40;
+  out.reserve(size);
+  out += '[';
+  bool first = true;
+  for (const auto& op : patch) {
+    if (!first) out += ',';
+    first = false;
+    out += "{\"op\":\"";
+    out += opName(op.kind);
+    out += "\",\"path\":";
+    json::appendQuoted(out, op.path);
+    if (op.kind != PatchOp::Kind::Remove) {
+      out += ",\"value\":";
+      // An empty value would make the array invalid JSON; null is the honest stand-in.
+      out += op.valueJson.empty() ? std::string_view("null") : std::string_view(op.valueJson);
+    }
+    out += '}';
+  }
+  out += ']';
+  return out;
+}
+
+}  // namespace gpua::engine

@@ -1,0 +1,84 @@
+#include "engine/core/text.hpp"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+
+#include "text/utf8.hpp"
+
+namespace gpua::engine::text {
+
+namespace {
+
+// The largest length <= max that does not split a UTF-8 sequence.
+std::size_t utf8Cut(std::string_view s, std::size_t max) {
+  if (s.size() <= max) return s.size();
+  std::size_t cut = max;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return cut;
+}
+
+}  // namespace
+
+bool isOneLine(std::string_view s, std::size_t maxBytes) {
+  if (s.size() > maxBytes) return false;
+  for (char c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F) return false;
+  return true;
+}
+
+std::string oneLine(std::string_view s, std::size_t maxBytes) {
+  if (isOneLine(s, maxBytes)) return std::string(s);
+  const std::size_t cut = utf8Cut(s, maxBytes);
+  std::string out;
+  out.reserve(cut + 3);
+  for (std::size_t i = 0; i < cut;) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    if (c < 0x80) {
+      out += (c < 0x20 || c == 0x7F) ? ' ' : static_cast<char>(c);
+      ++i;
+      continue;
+    }
+    // Keep well-formed UTF-8 sequences; a stray byte becomes '?' so the text stays valid UTF-8.
+    uint32_t cp = 0;
+    const std::size_t len = gpua::text::utf8Sequence(s.substr(0, cut), i, cp);
+    if (len == 0) {
+      out += '?';
+      ++i;
+    } else {
+      out.append(s.substr(i, len));
+      i += len;
+    }
+  }
+  if (cut < s.size()) out += "...";
+  return out;
+}
+
+std::string quoted(std::string_view s) {
+  std::string out = "\"";
+  out += oneLine(s, 80);
+  out += '"';
+  return out;
+}
+
+std::string number(double v) {
+  if (!std::isfinite(v)) return "0";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  std::string out = buf;
+  while (!out.empty() && out.back() == '0') out.pop_back();
+  if (!out.empty() && out.back() == '.') out.pop_back();
+  if (out == "-0") out = "0";
+  return out;
+}
+
+std::string join(const std::vector<std::string>& items, std::string_view separator) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += separator;
+    out += items[i];
+  }
+  return out;
+}
+
+}  // namespace gpua::engine::text

@@ -1,0 +1,74 @@
+// The mutations a classified pod receives. Each mutator reads the pod in place, appends the
+// JSON Patch ops it needs (creating a missing parent whole, since the apiserver's patcher
+// refuses to add into a missing parent) and a few words per change. Every mutator is
+// idempotent: run on its own output it emits nothing.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/classify/classify.hpp"
+#include "engine/core/patch_op.hpp"
+#include "engine/pod/gpu_request.hpp"
+#include "engine/pod/pod_view.hpp"
+#include "policy/policy_set.hpp"
+
+namespace gpua::engine {
+
+struct MutationContext {
+  const PodView& pod;
+  const PodGpu& gpu;
+  const policy::PolicySet& policy;
+  const policy::WorkloadClass& cls;
+  std::vector<const policy::Pool*> pools;  // the class's pools, resolved
+  std::string_view rewriteTo;              // nvidia.com/gpu is renamed to this; empty = no rewrite
+};
+
+struct MutationOutput {
+  Patch& patch;
+  std::vector<std::string>& changes;
+
+  void add(std::string path, std::string valueJson) {
+    patch.push_back({PatchOp::Kind::Add, std::move(path), std::move(valueJson)});
+  }
+  void replace(std::string path, std::string valueJson) {
+    patch.push_back({PatchOp::Kind::Replace, std::move(path), std::move(valueJson)});
+  }
+  void remove(std::string path) { patch.push_back({PatchOp::Kind::Remove, std::move(path), {}}); }
+};
+
+// The resource name nvidia.com/gpu is rewritten to for this class, or empty.
+std::string_view gpuRewriteTarget(const policy::WorkloadClass& cls, const PodGpu& gpu);
+
+// Renames nvidia.com/gpu to the class's resource (requests and limits, all containers) and adds
+// limits equal to requests where only requests are given.
+void mutateResources(const MutationContext& ctx, MutationOutput& out);
+// containers.defaultRequestsPerGpu: cpu/memory requests (per GPU x the container's GPUs) where a
+// GPU container sets neither a request nor a limit of the resource.
+void mutateResourceRequests(const MutationContext& ctx, MutationOutput& out);
+// ANDs each pool's nodeSelector into every required nodeSelectorTerm (one term per pool).
+void mutateAffinity(const MutationContext& ctx, MutationOutput& out);
+// The class's placement: mutateAffinity, or mutateNodeSelector for placement via nodeSelector.
+void mutatePlacement(const MutationContext& ctx, MutationOutput& out);
+// Writes the pool's nodeSelector labels into spec.nodeSelector (placement.via: nodeSelector),
+// resolving a key the pod set to another value by placement.onConflict.
+void mutateNodeSelector(const MutationContext& ctx, MutationOutput& out);
+// Tolerates every pool taint not already tolerated.
+void mutateTolerations(const MutationContext& ctx, MutationOutput& out);
+// Sets the class's priorityClassName, dropping the priority the Priority plugin computed.
+void mutatePriority(const MutationContext& ctx, MutationOutput& out);
+// runtimeClassName from the pool (GPU pods only) and activeDeadlineSeconds from the class's
+// maxRunSeconds: mutateRuntimeClass then mutateDeadline.
+void mutateRuntime(const MutationContext& ctx, MutationOutput& out);
+void mutateRuntimeClass(const MutationContext& ctx, MutationOutput& out);
+void mutateDeadline(const MutationContext& ctx, MutationOutput& out);
+// NVIDIA_VISIBLE_DEVICES=void for containers of a GPU pod that ask for no GPU.
+void mutateSidecarEnv(const MutationContext& ctx, MutationOutput& out);
+// gpu-admission.io/class and gpu-admission.io/policy annotations.
+void mutateAnnotations(const MutationContext& ctx, MutationOutput& out);
+
+// "/spec/containers/2" or "/spec/initContainers/0"
+std::string containerPath(const ContainerGpu& c);
+
+}  // namespace gpua::engine

@@ -1,0 +1,96 @@
+// The GPU resources each container asks for, read in place from the pod. "GPU" means
+// nvidia.com/gpu, nvidia.com/mig-*, or a pool's own resource name (nvidia.com/gpu.shared...);
+// a quantity of 0 is no GPU. DRA resource claims count as a GPU request too.
+#pragma once
+
+#include <rapidjson/document.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/core/decision.hpp"
+#include "engine/pod/pod_view.hpp"
+#include "policy/policy_set.hpp"
+
+namespace gpua::engine {
+
+inline constexpr std::string_view kWholeGpu = "nvidia.com/gpu";
+inline constexpr std::string_view kMigPrefix = "nvidia.com/mig-";
+
+// Saturating sum: hostile pods with huge quantities must not overflow (UB) the counters.
+inline int64_t addUnits(int64_t a, int64_t b) {
+  constexpr int64_t kCap = int64_t{1} << 60;
+  return a > kCap - b ? kCap : a + b;
+}
+
+struct GpuEntry {
+  std::string_view resource;
+  const rapidjson::Value* request = nullptr;  // raw quantity, null when absent
+  const rapidjson::Value* limit = nullptr;
+  std::optional<int64_t> requestUnits;  // parsed whole value; nullopt when absent or invalid
+  std::optional<int64_t> limitUnits;
+  bool invalid = false;  // a quantity that is not a whole number
+
+  // Limits win; requests stand in when limits are absent (Kubernetes defaults them).
+  int64_t units() const {
+    if (limit != nullptr) return limitUnits.value_or(0);
+    return requestUnits.value_or(0);
+  }
+  bool wantsGpu() const {
+    return invalid || requestUnits.value_or(0) > 0 || limitUnits.value_or(0) > 0;
+  }
+};
+
+struct ContainerGpu {
+  const rapidjson::Value* container = nullptr;  // always an object
+  std::string_view name;
+  bool init = false;
+  rapidjson::SizeType index = 0;                // position in containers / initContainers
+  const rapidjson::Value* resources = nullptr;  // objects or null
+  const rapidjson::Value* requests = nullptr;
+  const rapidjson::Value* limits = nullptr;
+  std::vector<GpuEntry> gpus;
+  bool hasClaims = false;  // resources.claims non-empty (DRA)
+
+  int64_t units() const {
+    int64_t total = 0;
+    for (const auto& g : gpus) total = addUnits(total, g.units());
+    return total;
+  }
+  bool wantsGpu() const {
+    if (hasClaims) return true;
+    for (const auto& g : gpus)
+      if (g.wantsGpu()) return true;
+    return false;
+  }
+};
+
+struct PodGpu {
+  std::vector<ContainerGpu> containers;  // app containers first, then init containers
+  bool hasGpu = false;
+  bool hasResourceClaims = false;  // spec.resourceClaims non-empty
+  bool requestsMig = false;        // some container asks for an nvidia.com/mig-* resource
+};
+
+bool isGpuResource(std::string_view resource, const policy::PolicySet& policy);
+
+// Reads the pod's containers. When `violations` is given, invalid quantities and
+// requests != limits are reported there (rules invalid-gpu-quantity, requests-limits-mismatch).
+PodGpu analyzeGpu(const PodView& pod, const policy::PolicySet& policy,
+                  std::vector<Violation>* violations);
+
+// Effective units per resource: max(sum over app containers, max over init containers).
+// When `rewriteTo` is non-empty, nvidia.com/gpu counts as that resource.
+std::map<std::string, int64_t, std::less<>> effectiveUnits(const PodGpu& gpu,
+                                                           std::string_view rewriteTo);
+
+// "container \"x\"" or "init container \"x\"" for messages.
+std::string containerLabel(const ContainerGpu& c);
+// "spec.containers[2]" or "spec.initContainers[0]" (with the template's prefix), for fixes.
+std::string containerField(const PodView& pod, const ContainerGpu& c);
+
+}  // namespace gpua::engine

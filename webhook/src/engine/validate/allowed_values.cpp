@@ -1,0 +1,122 @@
+// Allowed runtime classes per class, the namespace rules' allowed priority and runtime classes,
+// and "a priority class is required". Judged on the value the pod ends up with: its own, or the
+// one the class writes in mutate mode.
+#include "engine/core/text.hpp"
+#include "engine/validate/require_effects.hpp"
+#include "policy/rule_ids.hpp"
+
+namespace gpua::engine {
+
+namespace rules = policy::rules;
+
+namespace {
+
+using policy::EffectMode;
+
+bool listed(const std::vector<std::string>& names, std::string_view name) {
+  for (const auto& n : names)
+    if (n == name) return true;
+  return false;
+}
+
+const std::string* poolRuntimeClass(const ValidationInput& in) {
+  for (const auto* pool : in.pools)
+    if (pool->runtimeClassName) return &*pool->runtimeClassName;
+  return nullptr;
+}
+
+// The priority class the pod will run with, "" for none (or the cluster's global default,
+// which the Priority plugin writes into pods that chose nothing).
+std::string_view effectivePriorityClass(const ValidationInput& in) {
+  std::string_view name = in.pod.specString("priorityClassName");
+  if (in.policy.globalDefaultPriorityClass && *in.policy.globalDefaultPriorityClass == name)
+    name = {};
+  const bool classWrites = in.cls.priorityClassName &&
+                           in.cls.effects.priorityClass == EffectMode::Mutate &&
+                           (name.empty() || in.cls.overridePriorityClass);
+  return classWrites ? std::string_view(*in.cls.priorityClassName) : name;
+}
+
+std::string_view effectiveRuntimeClass(const ValidationInput& in) {
+  const std::string_view name = in.pod.specString("runtimeClassName");
+  const std::string* pool = poolRuntimeClass(in);
+  if (name.empty() && pool != nullptr && in.cls.effects.runtimeClass == EffectMode::Mutate)
+    return *pool;
+  return name;
+}
+
+// A runtime class the pod names itself must be its pools' or one the class allows (in require
+// mode always; in mutate mode when the class lists any).
+void checkClassRuntimeClass(const ValidationInput& in, std::vector<Violation>& out) {
+  const std::string_view name = in.pod.specString("runtimeClassName");
+  const std::string* pool = poolRuntimeClass(in);
+  if (name.empty() || (pool != nullptr && *pool == name)) return;
+  const bool restricted = !in.cls.allowedRuntimeClasses.empty() ||
+                          (in.cls.effects.runtimeClass == EffectMode::Require && pool != nullptr);
+  if (!restricted || listed(in.cls.allowedRuntimeClasses, name)) return;
+  std::vector<std::string> allowed;
+  if (pool != nullptr) allowed.push_back(*pool);
+  for (const auto& a : in.cls.allowedRuntimeClasses) allowed.push_back(a);
+  out.push_back({rules::kRuntimeClassNotAllowed,
+                 in.pod.subject + " names runtimeClassName " + text::quoted(name) + " but class " +
+                     in.cls.name + " allows only " + text::join(allowed) + ": set " +
+                     in.pod.fieldPrefix + "spec.runtimeClassName: " + allowed.front()});
+}
+
+void checkNamespaceRule(const ValidationInput& in, const policy::NamespaceRule& rule,
+                        std::vector<Violation>& out) {
+  const std::string where = "namespace " + text::quoted(in.namespaceName);
+  const std::string_view priority = effectivePriorityClass(in);
+  if (!priority.empty() && !rule.priorityClassNames.empty() &&
+      !listed(rule.priorityClassNames, priority))
+    out.push_back({rules::kPriorityClassNotAllowed,
+                   in.pod.subject + " would run with priorityClassName " + text::quoted(priority) +
+                       " but " + where + " allows only " + text::join(rule.priorityClassNames) +
+                       ": set " + in.pod.fieldPrefix + "spec.priorityClassName to one of them"});
+  const std::string_view runtime = effectiveRuntimeClass(in);
+  if (!runtime.empty() && !rule.runtimeClassNames.empty() &&
+      !listed(rule.runtimeClassNames, runtime))
+    out.push_back({rules::kRuntimeClassNotAllowed,
+                   in.pod.subject + " would run with runtimeClassName " + text::quoted(runtime) +
+                       " but " + where + " allows only " + text::join(rule.runtimeClassNames) +
+                       ": set " + in.pod.fieldPrefix + "spec.runtimeClassName to one of them"});
+}
+
+void checkPriorityClassPresent(const ValidationInput& in, bool byNamespace,
+                               const std::vector<std::string>& namespaceNames,
+                               std::vector<Violation>& out) {
+  if (!effectivePriorityClass(in).empty()) return;
+  // Required effects already say "set spec.priorityClassName: X" for this pod.
+  if (in.cls.priorityClassName && in.cls.effects.priorityClass == EffectMode::Require) return;
+  std::vector<std::string> choices = namespaceNames;
+  for (const auto& a : in.cls.allowedPriorityClasses)
+    if (namespaceNames.empty() || listed(namespaceNames, a)) choices.push_back(a);
+  const std::string who = byNamespace && !in.cls.requirePriorityClass
+                              ? "namespace " + text::quoted(in.namespaceName)
+                              : "class " + in.cls.name;
+  out.push_back({rules::kPriorityClassMissing,
+                 in.pod.subject + " names no priorityClassName, but " + who +
+                     " requires one: set " + in.pod.fieldPrefix + "spec.priorityClassName" +
+                     (choices.empty() ? std::string(" to the priority class of your tier")
+                                      : " to one of " + text::join(choices))});
+}
+
+}  // namespace
+
+void checkAllowedValues(const ValidationInput& in, std::vector<Violation>& out) {
+  if (!in.gpu.hasGpu) return;  // the class's tiers and runtime are about its GPUs
+  checkClassRuntimeClass(in, out);
+  bool namespaceRequires = false;
+  std::vector<std::string> namespaceNames;
+  for (const auto& rule : in.policy.namespaceRules) {
+    if (!rule.namespaces.matches(in.namespaceName, in.namespaceLabels)) continue;
+    checkNamespaceRule(in, rule, out);
+    namespaceRequires = namespaceRequires || rule.requirePriorityClass;
+    for (const auto& n : rule.priorityClassNames)
+      if (!listed(namespaceNames, n)) namespaceNames.push_back(n);
+  }
+  if (in.cls.requirePriorityClass || namespaceRequires)
+    checkPriorityClassPresent(in, namespaceRequires, namespaceNames, out);
+}
+
+}  // namespace gpua::engine

@@ -1,0 +1,255 @@
+#include "engine/validate/require_effects.hpp"
+#include "policy/rule_ids.hpp"
+
+#include <algorithm>
+
+#include "engine/core/json_util.hpp"
+#include "engine/core/text.hpp"
+#include "engine/mutate/mutation.hpp"
+
+namespace gpua::engine {
+
+namespace rules = policy::rules;
+
+namespace {
+
+using policy::EffectMode;
+using Mutator = void (*)(const MutationContext&, MutationOutput&);
+
+// The ops `mutator` would write for this pod; nothing is kept.
+Patch dryRun(Mutator mutator, const ValidationInput& in, std::string_view rewriteTo) {
+  Patch patch;
+  std::vector<std::string> changes;
+  MutationOutput out{patch, changes};
+  const MutationContext ctx{in.pod, in.gpu, in.policy, in.cls, in.pools, rewriteTo};
+  mutator(ctx, out);
+  return patch;
+}
+
+bool isIndex(std::string_view token) {
+  if (token.empty()) return false;
+  for (char c : token)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+
+// "/spec/affinity/nodeAffinity" -> "spec.affinity.nodeAffinity", "/spec/containers/0/resources"
+// -> "spec.containers[0].resources" (with the template's prefix).
+std::string fieldOf(const ValidationInput& in, std::string_view pointer) {
+  std::string out = in.pod.fieldPrefix;
+  bool first = true;
+  while (!pointer.empty()) {
+    pointer.remove_prefix(1);  // the '/'
+    const std::size_t end = std::min(pointer.find('/'), pointer.size());
+    const std::string_view token = pointer.substr(0, end);
+    pointer.remove_prefix(end);
+    if (isIndex(token) && !first) {
+      out.append("[").append(token).append("]");
+      continue;
+    }
+    if (!first) out += '.';
+    first = false;
+    for (std::size_t i = 0; i < token.size(); ++i) {
+      if (token[i] == '~' && i + 1 < token.size())
+        out += token[++i] == '1' ? '/' : '~';
+      else
+        out += token[i];
+    }
+  }
+  return out;
+}
+
+// What to write, op by op: "add to spec.tolerations: {...}", "set spec.affinity: {...}".
+// Removals of fields the Priority plugin computed are not the author's to write.
+std::string fixOf(const ValidationInput& in, const Patch& patch) {
+  std::vector<std::string> steps;
+  for (const auto& op : patch) {
+    if (op.kind == PatchOp::Kind::Remove) continue;
+    if (op.path.ends_with("/-")) {
+      steps.push_back("add to " +
+                      fieldOf(in, std::string_view(op.path).substr(0, op.path.size() - 2)) + ": " +
+                      op.valueJson);
+    } else {
+      steps.push_back("set " + fieldOf(in, op.path) + ": " + op.valueJson);
+    }
+  }
+  return text::join(steps, "; ");
+}
+
+std::string poolNames(const ValidationInput& in, bool (*relevant)(const policy::Pool&)) {
+  std::vector<std::string> names;
+  for (const auto* p : in.pools)
+    if (relevant(*p)) names.push_back(p->name);
+  return text::join(names, ", ");
+}
+
+void report(const ValidationInput& in, const char* rule, const std::string& lacks,
+            const Patch& patch, std::vector<Violation>& out) {
+  out.push_back({rule, in.pod.subject + " " + lacks + ", which class " + in.cls.name +
+                           " requires rather than adds: " + fixOf(in, patch)});
+}
+
+void requireToleration(const ValidationInput& in, std::vector<Violation>& out) {
+  const Patch patch = dryRun(&mutateTolerations, in, {});
+  if (patch.empty()) return;
+  report(in, rules::kTolerationRequired,
+         "does not tolerate the taints of pool " +
+             poolNames(in, [](const policy::Pool& p) { return !p.taints.empty(); }),
+         patch, out);
+}
+
+// Whether spec.nodeSelector holds every nodeSelector label of `pool`.
+bool nodeSelectorHolds(const rapidjson::Value* selector, const policy::Pool& pool) {
+  for (const auto& [k, v] : pool.nodeSelector) {
+    const rapidjson::Value* value = json::member(selector, k);
+    if (value == nullptr || !value->IsString() || json::view(*value) != v) return false;
+  }
+  return true;
+}
+
+// `pool` with its matchExpressions only: what node affinity must still say when the pool's
+// labels are in spec.nodeSelector (which cannot state NotIn, Exists, DoesNotExist, Gt, Lt).
+policy::Pool expressionsOnly(const policy::Pool& pool) {
+  policy::Pool out = pool;
+  out.nodeSelector.clear();
+  return out;
+}
+
+// The ops that would AND the pool's matchExpressions alone into the required terms.
+Patch expressionsPatch(const ValidationInput& in, const policy::Pool& pool) {
+  const policy::Pool expressions = expressionsOnly(pool);
+  Patch patch;
+  std::vector<std::string> changes;
+  MutationOutput out{patch, changes};
+  mutateAffinity({in.pod, in.gpu, in.policy, in.cls, {&expressions}, {}}, out);
+  return patch;
+}
+
+// The pool's labels in spec.nodeSelector and its matchExpressions in every required term place
+// the pod as surely as the whole affinity term would (the scheduler ANDs the two). The labels
+// alone do not: a pool with matchExpressions needs node affinity for them.
+bool nodeSelectorPlaces(const ValidationInput& in) {
+  const rapidjson::Value* selector = json::objectMember(in.pod.spec, "nodeSelector");
+  if (selector == nullptr) return false;
+  for (const auto* pool : in.pools) {
+    if (pool->nodeSelector.empty() || !nodeSelectorHolds(selector, *pool)) continue;
+    if (pool->matchExpressions.empty() || expressionsPatch(in, *pool).empty()) return true;
+  }
+  return false;
+}
+
+// The fix through spec.nodeSelector, when one pool has labels (a nodeSelector cannot say "one
+// of these pools"): its labels there, plus node affinity for its matchExpressions.
+std::string nodeSelectorAlternative(const ValidationInput& in) {
+  std::vector<const policy::Pool*> placing;
+  for (const auto* p : in.pools)
+    if (!p->nodeSelector.empty()) placing.push_back(p);
+  if (placing.size() != 1) return {};
+  const policy::Pool& pool = *placing.front();
+  const std::string affinity =
+      pool.matchExpressions.empty() ? std::string() : fixOf(in, expressionsPatch(in, pool));
+  std::string out = " (or ";
+  if (nodeSelectorHolds(json::objectMember(in.pod.spec, "nodeSelector"), pool)) {
+    out.append("keep ").append(in.pod.fieldPrefix).append("spec.nodeSelector");
+  } else {
+    out.append("add to ").append(in.pod.fieldPrefix).append("spec.nodeSelector: {");
+    bool first = true;
+    for (const auto& [k, v] : pool.nodeSelector) {
+      if (!first) out += ',';
+      first = false;
+      out.append(json::quoteString(k)).append(":").append(json::quoteString(v));
+    }
+    out += '}';
+  }
+  if (!affinity.empty()) out.append(" and ").append(affinity);
+  return out + ")";
+}
+
+void requirePlacement(const ValidationInput& in, std::vector<Violation>& out) {
+  const Patch patch = dryRun(&mutatePlacement, in, {});
+  if (patch.empty() || nodeSelectorPlaces(in)) return;
+  out.push_back({rules::kNodePlacementRequired,
+                 in.pod.subject + " does not select the nodes of pool " +
+                     poolNames(in, [](const policy::Pool& p) { return p.selectsNodes(); }) +
+                     ", which class " + in.cls.name + " requires rather than adds: " +
+                     fixOf(in, patch) + nodeSelectorAlternative(in)});
+}
+
+void requirePriorityClass(const ValidationInput& in, std::vector<Violation>& out) {
+  const Patch patch = dryRun(&mutatePriority, in, {});
+  if (patch.empty()) return;
+  const std::string_view current = in.pod.specString("priorityClassName");
+  report(in, rules::kPriorityClassRequired,
+         current.empty() ? "names no priorityClassName"
+                         : "names priorityClassName " + text::quoted(current) + " instead of " +
+                               *in.cls.priorityClassName,
+         patch, out);
+}
+
+void requireRuntimeClass(const ValidationInput& in, std::vector<Violation>& out) {
+  const Patch patch = dryRun(&mutateRuntimeClass, in, {});
+  if (patch.empty()) return;
+  report(in, rules::kRuntimeClassRequired,
+         "names no runtimeClassName for the GPU nodes of pool " +
+             poolNames(in, [](const policy::Pool& p) { return p.runtimeClassName.has_value(); }),
+         patch, out);
+}
+
+// The class's defaultRequestsPerGpu, demanded: the requests the mutation would write are the fix.
+void requireResourceRequests(const ValidationInput& in, std::vector<Violation>& out) {
+  const Patch patch = dryRun(&mutateResourceRequests, in, {});
+  if (patch.empty()) return;
+  report(in, rules::kResourceRequestsRequired,
+         "has GPU containers without cpu or memory requests (or limits)", patch, out);
+}
+
+// One violation per container that asks under another name (or gives requests only), with the
+// limits to write.
+void requireResourceName(const ValidationInput& in, std::vector<Violation>& out) {
+  const std::string_view target = gpuRewriteTarget(in.cls, in.gpu);
+  for (const auto& c : in.gpu.containers) {
+    std::vector<std::string> wanted, wrong;
+    for (const auto& e : c.gpus) {
+      if (!e.wantsGpu() || e.invalid) continue;
+      const bool rename = !target.empty() && e.resource == kWholeGpu;
+      if (!rename && e.limit != nullptr) continue;
+      const std::string_view name = rename ? target : e.resource;
+      wanted.push_back(json::quoteString(name) + ":" + std::to_string(e.units()));
+      if (rename) wrong.push_back(std::string(e.resource));
+    }
+    if (wanted.empty()) continue;
+    const std::string field = containerField(in.pod, c) + ".resources";
+    const std::string what =
+        !wrong.empty() ? "asks for " + text::join(wrong) + " but class " + in.cls.name +
+                             " runs on " + std::string(target) +
+                             ", which it requires rather than "
+                             "rewrites: write " +
+                             field + ".limits {" + text::join(wanted) + "}" +
+                             (c.requests != nullptr ? " (and the same requests, or none)" : "") +
+                             " instead of " + text::join(wrong)
+                       : "sets GPU requests without limits, and class " + in.cls.name +
+                             " requires limits rather than adds them: write " + field +
+                             ".limits {" + text::join(wanted) + "}";
+    out.push_back(
+        {rules::kResourceNameRequired, in.pod.subject + " " + containerLabel(c) + " " + what});
+  }
+}
+
+}  // namespace
+
+void checkRequiredEffects(const ValidationInput& in, std::vector<Violation>& out) {
+  // The effects belong to the class's GPUs: a CPU pod of an optional-GPU class gets none of
+  // them in mutate mode either.
+  if (!in.gpu.hasGpu) return;
+  const policy::Effects& fx = in.cls.effects;
+  if (fx.resourceName == EffectMode::Require) requireResourceName(in, out);
+  if (fx.nodePlacement == EffectMode::Require) requirePlacement(in, out);
+  if (fx.toleration == EffectMode::Require) requireToleration(in, out);
+  if (fx.priorityClass == EffectMode::Require) requirePriorityClass(in, out);
+  if (fx.runtimeClass == EffectMode::Require) requireRuntimeClass(in, out);
+  if (fx.resourceRequests == EffectMode::Require &&
+      !in.cls.containers.defaultRequestsPerGpu.empty())
+    requireResourceRequests(in, out);
+}
+
+}  // namespace gpua::engine

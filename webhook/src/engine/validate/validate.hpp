@@ -1,0 +1,65 @@
+// Validation rules for a pod (or pod template) and its class. Each broken rule becomes a
+// Violation with a stable rule id and a one-line message that names the pod, the container,
+// the resource, the rule and what to do.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/context/supply.hpp"
+#include "engine/core/decision.hpp"
+#include "engine/pod/gpu_request.hpp"
+#include "engine/pod/pod_view.hpp"
+#include "kube/label_selector.hpp"
+#include "policy/policy_set.hpp"
+
+namespace gpua::engine {
+
+struct ValidationInput {
+  const PodView& pod;
+  const PodGpu& gpu;
+  const policy::PolicySet& policy;
+  const policy::WorkloadClass& cls;
+  const std::vector<const policy::Pool*>& pools;  // the class's pools
+  std::string_view namespaceName;
+  const kube::Labels& namespaceLabels;
+  std::string_view rewriteTo;  // see gpuRewriteTarget()
+  // What selected the class, in words ("label serving.kserve.io/inferenceservice"); empty when
+  // unclassifiedGpuPods assigned it.
+  std::string_view matchedBy = {};
+  // A validateOnly skip rule matched: the pod is checked but never mutated, so the class's
+  // defaults (containers.defaultRequestsPerGpu) are not counted as written.
+  bool validateOnly = false;
+};
+
+// class-not-allowed, missing-gpu-request, gpu-forbidden, max-per-container, max-per-pod,
+// shared-gpu-over-one, mig-profile-unavailable, priority-class-not-allowed.
+void validateClass(const ValidationInput& in, std::vector<Violation>& out);
+
+// gpu-pool-without-request: a pod that asks for no GPU but steers itself onto a GPU pool by
+// nodeSelector, required node affinity or an explicit toleration of a pool taint.
+// With node supply (`supply` available), spec.nodeName on a node of a GPU pool counts too.
+void validatePoolTargeting(const PodView& pod, const PodGpu& gpu, const policy::PolicySet& policy,
+                           std::vector<Violation>& out, const SupplySnapshot* supply = nullptr);
+
+// The class's workload rules (containers, placement, checkpoints), for pods that get the class's
+// placement (GPU pods, and CPU pods of a class that places them): node-selector-conflict,
+// checkpoint-missing, checkpoint-dangling, checkpoint-invalid.
+void validateClassWorkloadRules(const ValidationInput& in, std::vector<Violation>& out);
+
+// The class's `containers` rules on its GPU pods (validate_container_resources.cpp):
+// container-resources-missing, qos-not-guaranteed, qos-best-effort, resources-per-gpu-exceeded,
+// limit-request-ratio-exceeded, required-env-missing.
+void validateContainerResources(const ValidationInput& in, std::vector<Violation>& out);
+
+// node-selector-conflict (placement via nodeSelector, onConflict keep or deny).
+void checkNodeSelectorConflict(const PodView& pod, const policy::WorkloadClass& cls,
+                               const std::vector<const policy::Pool*>& pools,
+                               std::vector<Violation>& out);
+
+// checkpoint-*: `why` continues the subject (" is in class training, which requires ...,").
+void checkCheckpoint(const PodView& pod, const policy::CheckpointRule& rule, const std::string& why,
+                     std::vector<Violation>& out);
+
+}  // namespace gpua::engine

@@ -1,0 +1,33 @@
+#include "engine/core/text.hpp"
+
+#include <gtest/gtest.h>
+
+namespace gpua::engine {
+namespace {
+
+TEST(Text, NumbersWithoutUselessDecimals) {
+  EXPECT_EQ(text::number(14), "14");
+  EXPECT_EQ(text::number(2.0 / 7), "0.29");
+  EXPECT_EQ(text::number(1.5), "1.5");
+  EXPECT_EQ(text::number(0), "0");
+  EXPECT_EQ(text::number(-0.001), "0");
+  EXPECT_EQ(text::number(1.0 / 0.0), "0");
+}
+
+TEST(Text, OneLineReplacesControlsAndKeepsValidUtf8) {
+  EXPECT_EQ(text::oneLine("a\nb\tc\x7f", 100), "a b c ");
+  EXPECT_EQ(text::oneLine("caf\xc3\xa9 \xf0\x9f\x98\x80", 100), "caf\xc3\xa9 \xf0\x9f\x98\x80");
+  EXPECT_EQ(text::oneLine("bad\xff\xc3x", 100),
+            "bad?"
+            "?x");                                       // split: no trigraph
+  EXPECT_EQ(text::oneLine("\xed\xa0\x80", 100), "???");  // a UTF-16 surrogate is not UTF-8
+}
+
+TEST(Text, CutsAtCharacterBoundary) {
+  EXPECT_EQ(text::oneLine("abcdef", 3), "abc...");
+  EXPECT_EQ(text::oneLine("ab\xc3\xa9", 3), "ab...");  // never half of the é
+  EXPECT_EQ(text::quoted(std::string(200, 'x')).size(), 80u + 2 + 3);
+}
+
+}  // namespace
+}  // namespace gpua::engine
