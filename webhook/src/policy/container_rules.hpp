@@ -1,7 +1,8 @@
-// Container resources per class: what the containers of a class's GPU
-// pods must carry (cpu and memory requests and limits, a minimum QoS class, maxima per GPU,
-// limit/request ratios, environment variables) and the requests written per GPU when absent.
-// spec.containers is the cluster default; a class's `containers` overrides it key by key.
+// Container resources per class: what the containers of a class's pods (its GPU pods unless
+// `appliesTo` says otherwise) must carry (cpu and memory requests and limits, a minimum QoS class,
+// maxima per GPU, limit/request ratios, environment variables) and the requests written per GPU
+// when absent. spec.containers is the cluster default; a class's `containers` overrides it key by
+// key.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,16 @@ struct PolicyQuantity {
 //   requests equal them.
 enum class QosClass { BestEffort, Burstable, Guaranteed };
 
+// Which of a class's pods a rule judges (`appliesTo`), one vocabulary for every rule that has
+// a scope: the class's containers rules, its priority and runtime class rules, and
+// spec.namespaceRules.
+//   GpuPods: the pods that ask for GPUs.
+//   PlacedPods (the default): the pods the class places on its pools: its GPU pods, and its pods
+//     without GPUs when it places them (gpus.request: forbidden, or cpuPools). For a class that
+//     takes GPU pods only this is GpuPods, the rules' scope before it could be chosen.
+//   ClassPods: every pod the class takes, a CPU notebook of an optional-GPU class included.
+enum class RuleScope { GpuPods, PlacedPods, ClassPods };
+
 struct RequiredEnv {
   std::string name;
   std::optional<std::string> value;  // unset: any value (or valueFrom) will do
@@ -42,8 +53,10 @@ struct ContainerRules {
   std::map<std::string, PolicyQuantity> maxPerGpu;              // the pod's request / its GPUs
   std::map<std::string, PolicyQuantity> maxLimitRequestRatio;   // per container, >= 1
   std::map<std::string, PolicyQuantity> defaultRequestsPerGpu;  // mutation, x the container's GPUs
-  std::vector<RequiredEnv> requiredEnv;                         // on containers that ask for a GPU
+  std::vector<RequiredEnv> requiredEnv;  // GPU containers; every app container of a GPU-less pod
+  RuleScope appliesTo = RuleScope::PlacedPods;
 
+  // True when no rule is set (the scope alone judges nothing).
   bool empty() const {
     return requireRequests.empty() && requireLimits.empty() && qos == QosClass::BestEffort &&
            maxPerGpu.empty() && maxLimitRequestRatio.empty() && defaultRequestsPerGpu.empty() &&
@@ -59,6 +72,7 @@ struct ContainerRulesOverrides {
   std::optional<std::map<std::string, PolicyQuantity>> maxPerGpu, maxLimitRequestRatio,
       defaultRequestsPerGpu;
   std::optional<std::vector<RequiredEnv>> requiredEnv;
+  std::optional<RuleScope> appliesTo;
 };
 
 }  // namespace gpua::policy

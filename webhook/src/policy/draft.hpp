@@ -37,6 +37,7 @@ struct ClassOrigin {
   EffectOverrides effects;
   ContainerRulesOverrides containers;  // the class's `containers` as written
   SourceLoc containersAt;              // where (the class's node when absent)
+  std::optional<RuleScope> appliesTo;  // the class's appliesTo as written
 };
 
 struct QuotaOrigin {

@@ -48,12 +48,15 @@ EffectOverrides parseEffects(YamlReader& r, const YAML::Node& node, const std::s
 // After merging: each class's effects = spec.effects overlaid with the class's own.
 void resolveClassEffects(Draft& draft);
 // `containers` of a class and spec.containers (parse_containers.cpp), and after merging each
-// GPU class's rules = spec.containers overlaid with its own, checked (resolve_containers.cpp).
+// class's rules = spec.containers overlaid with its own, checked (resolve_containers.cpp).
 ContainerRulesOverrides parseContainerRules(YamlReader& r, const YAML::Node& node,
                                             const std::string& path);
 void parseDefaultContainers(YamlReader& r, const YAML::Node& node, const std::string& path,
                             Draft& draft);
 void resolveClassContainers(Draft& draft, Diagnostics& errors);
+// `appliesTo`: gpuPods, placedPods or classPods (container_rules.hpp).
+std::optional<RuleScope> parseRuleScope(YamlReader& r, const YAML::Node& node,
+                                        const std::string& path);
 
 // Shared pieces.
 // A non-empty list of image patterns: exact references, or prefixes ending in '*'.

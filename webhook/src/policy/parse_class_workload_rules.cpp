@@ -1,6 +1,6 @@
 // Class keys beyond the GPU rules: cpuPools and placement (where the pods go), requireCheckpoint
-// and containers (what its GPU pods' containers must carry). References (pool names) are
-// resolved with the rest of the policy in resolve_placement_and_tiers.cpp.
+// and containers (what the containers of the pods in its scope must carry). References (pool names)
+// are resolved with the rest of the policy in resolve_placement_and_tiers.cpp.
 #include "policy/parse.hpp"
 
 namespace gpua::policy {
@@ -45,6 +45,22 @@ void parsePlacement(YamlReader& r, const MapReader& cls, WorkloadClass& c) {
             "nodeSelector is a placement conflict");
 }
 
+// A class whose pods have no GPUs judges them by its containers rules, but a rule per GPU (or
+// one scoped to GPU pods) would never apply: say so rather than ignore it.
+void checkGpuLessContainers(YamlReader& r, const MapReader& m, const ContainerRulesOverrides& c) {
+  const YAML::Node node = m.get("containers");
+  const std::string path = m.path("containers");
+  for (const char* key : {"maxPerGpu", "defaultRequestsPerGpu"})
+    if (node.IsMap() && node[key])
+      r.error(node[key], path + "." + key,
+              std::string(key) + " needs GPUs, but gpus.request is forbidden",
+              "remove it, or let the class take GPUs (gpus.request: optional)");
+  if (c.appliesTo == RuleScope::GpuPods)
+    r.error(node["appliesTo"], path + ".appliesTo",
+            "appliesTo: gpuPods judges no pod of a class whose gpus.request is forbidden",
+            "remove appliesTo (the class's pods are judged)");
+}
+
 }  // namespace
 
 std::optional<CheckpointRule> parseCheckpointRule(YamlReader& r, const YAML::Node& node,
@@ -67,10 +83,7 @@ void parseClassWorkloadRules(YamlReader& r, const MapReader& m, WorkloadClass& c
   origin.containersAt = m.has("containers") ? m.loc("containers") : m.loc();
   if (m.has("containers")) {
     origin.containers = parseContainerRules(r, m.get("containers"), m.path("containers"));
-    if (c.gpus.request == GpuRequest::Forbidden)
-      r.error(m.get("containers"), m.path("containers"),
-              "containers rules are for a class's GPU pods, but gpus.request is forbidden",
-              "remove containers, or let the class take GPUs (gpus.request: optional)");
+    if (c.gpus.request == GpuRequest::Forbidden) checkGpuLessContainers(r, m, origin.containers);
   }
 }
 

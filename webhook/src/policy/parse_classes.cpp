@@ -61,6 +61,10 @@ void parseClassRequirements(YamlReader& r, const MapReader& m, WorkloadClass& c,
   if (m.has("requirePriorityClass"))
     c.requirePriorityClass =
         r.boolean(m.get("requirePriorityClass"), m.path("requirePriorityClass")).value_or(false);
+  if (m.has("appliesTo")) {
+    origin.appliesTo = parseRuleScope(r, m.get("appliesTo"), m.path("appliesTo"));
+    if (origin.appliesTo) c.appliesTo = *origin.appliesTo;
+  }
   // Demanding the class's priority class means nothing when the class names none. Only an
   // explicit `priorityClass: require` is an error: `effects: require` means "what there is".
   const YAML::Node effects = m.get("effects");
@@ -83,6 +87,10 @@ void checkClass(YamlReader& r, const MapReader& m, const WorkloadClass& c,
   if (!forbidden && c.pools.empty())
     r.error(at, requestPath, "a class that takes GPUs needs pools",
             "list the pools its pods run on, or set gpus.request: forbidden");
+  if (forbidden && c.appliesTo == RuleScope::GpuPods)
+    r.error(m.get("appliesTo"), m.path("appliesTo"),
+            "appliesTo: gpuPods judges no pod of a class whose gpus.request is forbidden",
+            "remove appliesTo (the class's pods are judged), or let the class take GPUs");
   if (forbidden && (c.gpus.maxPerPod || c.gpus.maxPerContainer || c.gpus.migProfile))
     r.error(m.get("gpus"), m.path("gpus"),
             "maxPerPod, maxPerContainer and migProfile need GPUs, but gpus.request is forbidden");
@@ -95,11 +103,12 @@ void checkClass(YamlReader& r, const MapReader& m, const WorkloadClass& c,
 }
 
 void parseClass(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft) {
-  MapReader m(r, node, path,
-              {"name", "match", "allowedNamespaces", "pools", "priorityClassName",
-               "overridePriorityClass", "allowedPriorityClasses", "gpus", "maxRunSeconds",
-               "cpuPools", "placement", "requireCheckpoint", "effects", "allowedRuntimeClasses",
-               "requirePriorityClass", "capacityCheck", "maxShareOfNodePerGpu", "containers"});
+  MapReader m(
+      r, node, path,
+      {"name", "match", "allowedNamespaces", "pools", "priorityClassName", "overridePriorityClass",
+       "allowedPriorityClasses", "gpus", "maxRunSeconds", "cpuPools", "placement",
+       "requireCheckpoint", "effects", "allowedRuntimeClasses", "requirePriorityClass",
+       "capacityCheck", "maxShareOfNodePerGpu", "containers", "appliesTo"});
   if (!m.valid()) return;
   WorkloadClass c;
   ClassOrigin origin;

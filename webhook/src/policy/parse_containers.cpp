@@ -1,7 +1,8 @@
 // `containers` (a class's, and spec.containers, the classes' default): the rules for the
-// containers of GPU pods. Quantities are read exactly with Kubernetes' grammar
-// (policy/quantity.hpp); each key written in a class replaces the default's, and the result is
-// checked for rules that contradict each other (a default above its maximum...).
+// containers of a class's pods (`appliesTo`, its GPU and placed pods by default). Quantities are
+// read exactly with Kubernetes' grammar (policy/quantity.hpp); each key written in a class replaces
+// the default's, and the result is checked for rules that contradict each other (a default above
+// its maximum...).
 #include <algorithm>
 
 #include "policy/edit_distance.hpp"
@@ -141,12 +142,20 @@ std::vector<RequiredEnv> parseRequiredEnv(YamlReader& r, const MapReader& m) {
 
 }  // namespace
 
+std::optional<RuleScope> parseRuleScope(YamlReader& r, const YAML::Node& node,
+                                        const std::string& path) {
+  return r.enumeration<RuleScope>(node, path,
+                                  {{"gpuPods", RuleScope::GpuPods},
+                                   {"placedPods", RuleScope::PlacedPods},
+                                   {"classPods", RuleScope::ClassPods}});
+}
+
 ContainerRulesOverrides parseContainerRules(YamlReader& r, const YAML::Node& node,
                                             const std::string& path) {
   ContainerRulesOverrides c;
   MapReader m(r, node, path,
               {"requireRequests", "requireLimits", "qos", "maxPerGpu", "maxLimitRequestRatio",
-               "defaultRequestsPerGpu", "requiredEnv"});
+               "defaultRequestsPerGpu", "requiredEnv", "appliesTo"});
   if (!m.valid()) return c;
   if (m.has("requireRequests")) c.requireRequests = parseResourceList(r, m, "requireRequests");
   if (m.has("requireLimits")) c.requireLimits = parseResourceList(r, m, "requireLimits");
@@ -161,6 +170,7 @@ ContainerRulesOverrides parseContainerRules(YamlReader& r, const YAML::Node& nod
   if (m.has("defaultRequestsPerGpu"))
     c.defaultRequestsPerGpu = parseQuantityMap(r, m, "defaultRequestsPerGpu", false);
   if (m.has("requiredEnv")) c.requiredEnv = parseRequiredEnv(r, m);
+  if (m.has("appliesTo")) c.appliesTo = parseRuleScope(r, m.get("appliesTo"), m.path("appliesTo"));
   return c;
 }
 

@@ -1,5 +1,5 @@
 // spec.namespaceRules: priority and runtime classes allowed (or a priority class required) for
-// the GPU pods of some namespaces, on top of what each class allows.
+// the classified pods of some namespaces (`appliesTo`), on top of what each class allows.
 #include "policy/parse.hpp"
 
 namespace gpua::policy {
@@ -9,7 +9,8 @@ namespace {
 void parseNamespaceRule(YamlReader& r, const YAML::Node& node, const std::string& path,
                         Draft& draft) {
   MapReader m(r, node, path,
-              {"namespaces", "priorityClassNames", "runtimeClassNames", "requirePriorityClass"});
+              {"namespaces", "priorityClassNames", "runtimeClassNames", "requirePriorityClass",
+               "appliesTo"});
   if (!m.valid()) return;
   NamespaceRule rule;
   std::optional<NamespaceSelector> sel;
@@ -23,6 +24,9 @@ void parseNamespaceRule(YamlReader& r, const YAML::Node& node, const std::string
   if (m.has("requirePriorityClass"))
     rule.requirePriorityClass =
         r.boolean(m.get("requirePriorityClass"), m.path("requirePriorityClass")).value_or(false);
+  if (m.has("appliesTo"))
+    rule.appliesTo =
+        parseRuleScope(r, m.get("appliesTo"), m.path("appliesTo")).value_or(RuleScope::PlacedPods);
   const bool setsNothing = rule.priorityClassNames.empty() && rule.runtimeClassNames.empty() &&
                            !m.has("requirePriorityClass");
   if (setsNothing)

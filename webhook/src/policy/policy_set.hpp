@@ -165,11 +165,15 @@ struct WorkloadClass {
   // Runtime classes a user may name on GPU pods of this class besides the pools' own. Empty =
   // any (in mutate mode); in require mode only the pools' class and these.
   std::vector<std::string> allowedRuntimeClasses;
-  bool requirePriorityClass = false;  // a GPU pod must end up with a priority class
+  bool requirePriorityClass = false;  // a pod in scope must end up with a priority class
+  // The pods requirePriorityClass, allowedPriorityClasses and allowedRuntimeClasses judge, and
+  // the default scope of the class's containers rules.
+  RuleScope appliesTo = RuleScope::PlacedPods;
   // Resolved by the loader: the class's `effects`, written per effect, over spec.effects.
   Effects effects;
-  // Resolved by the loader: the class's `containers` over spec.containers, key by key (empty
-  // for a class whose GPUs are forbidden: the rules are about GPU pods).
+  // Resolved by the loader: the class's `containers` over spec.containers, key by key; its
+  // appliesTo: the class's containers.appliesTo, else the class's appliesTo, else
+  // spec.containers.appliesTo.
   ContainerRules containers;
 
   // ---- resolved by the loader ----
@@ -240,10 +244,12 @@ struct RuleExemption {
   std::optional<NamespaceSelector> namespaces;  // absent = every namespace
 };
 
-// Allowed values for the pods of the matching namespaces (GPU pods of a class), on top of the
-// class's own: e.g. a team's namespaces may use only the low training tier.
+// Allowed values for the pods of the matching namespaces (the classified pods `appliesTo`
+// selects), on top of the class's own: e.g. a team's namespaces may use only the low training
+// tier.
 struct NamespaceRule {
   NamespaceSelector namespaces;
+  RuleScope appliesTo = RuleScope::PlacedPods;
   std::vector<std::string> priorityClassNames;  // empty = no restriction
   std::vector<std::string> runtimeClassNames;   // empty = no restriction
   bool requirePriorityClass = false;

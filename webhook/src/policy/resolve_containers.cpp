@@ -19,6 +19,7 @@ void overlay(ContainerRules& c, const ContainerRulesOverrides& o) {
   overlayKey(c.maxLimitRequestRatio, o.maxLimitRequestRatio);
   overlayKey(c.defaultRequestsPerGpu, o.defaultRequestsPerGpu);
   overlayKey(c.requiredEnv, o.requiredEnv);
+  overlayKey(c.appliesTo, o.appliesTo);
 }
 
 // Rules that no pod given the defaults could pass: a default above its maximum, or defaults
@@ -44,11 +45,18 @@ void checkConsistent(const ContainerRules& c, const SourceLoc& at, Diagnostics& 
 void resolveClassContainers(Draft& draft, Diagnostics& errors) {
   for (std::size_t i = 0; i < draft.set.classes.size() && i < draft.classes.size(); ++i) {
     WorkloadClass& cls = draft.set.classes[i];
-    if (cls.gpus.request == GpuRequest::Forbidden) continue;  // GPU pods only
+    const ClassOrigin& origin = draft.classes[i];
     ContainerRules rules;
     overlay(rules, draft.defaultContainers);
-    overlay(rules, draft.classes[i].containers);
-    checkConsistent(rules, draft.classes[i].containersAt, errors);
+    // The class's own scope is closer to it than the cluster default's.
+    if (origin.appliesTo) rules.appliesTo = *origin.appliesTo;
+    overlay(rules, origin.containers);
+    // Rules per GPU mean nothing for a class without GPUs (its own are refused when parsed).
+    if (cls.gpus.request == GpuRequest::Forbidden) {
+      rules.maxPerGpu.clear();
+      rules.defaultRequestsPerGpu.clear();
+    }
+    checkConsistent(rules, origin.containersAt, errors);
     cls.containers = std::move(rules);
   }
 }

@@ -68,7 +68,9 @@ TEST(LoaderContainers, ClassKeysReplaceTheClusterDefaultKeyByKey) {
   EXPECT_EQ(rulesOf(r).requiredEnv.size(), 1u);                               // the default's
   EXPECT_EQ(rulesOf(r).maxPerGpu.at("cpu").value, kube::Quantity::ofUnits(8));
   EXPECT_EQ(rulesOf(r, 1).requireRequests, (std::vector<std::string>{"cpu", "memory"}));
-  EXPECT_TRUE(rulesOf(r, 2).empty());  // GPUs forbidden: the rules are about GPU pods
+  // GPUs forbidden: the class's pods have no GPUs, and the default judges them too.
+  EXPECT_EQ(rulesOf(r, 2).requireRequests, (std::vector<std::string>{"cpu", "memory"}));
+  EXPECT_EQ(rulesOf(r, 2).appliesTo, RuleScope::PlacedPods);
 }
 
 TEST(LoaderContainers, AnEmptyListInAClassTurnsTheDefaultOff) {
@@ -195,16 +197,69 @@ TEST(LoaderContainers, RequiredEnvEntries) {
               "p.yaml:11:75: spec.classes[0].containers.requiredEnv[3].name: 'C' is listed twice");
 }
 
-TEST(LoaderContainers, ForbiddenClassHasNoGpuPods) {
+TEST(LoaderContainers, ForbiddenClassJudgesItsPodsWithoutGpus) {
+  auto r =
+      load(doc("  containers: {maxPerGpu: {cpu: 8}, defaultRequestsPerGpu: {cpu: 1}}\n"
+               "  classes:\n"
+               "  - name: cpu\n"
+               "    match: {any: [{labelKeys: [k]}]}\n"
+               "    containers: {requireRequests: [cpu], qos: Burstable}\n"));
+  ASSERT_NE(r.policy, nullptr) << testing::allErrors(r);
+  EXPECT_EQ(rulesOf(r).requireRequests, std::vector<std::string>{"cpu"});
+  EXPECT_EQ(rulesOf(r).qos, QosClass::Burstable);
+  // The default's rules per GPU do not reach a class without GPUs.
+  EXPECT_TRUE(rulesOf(r).maxPerGpu.empty());
+  EXPECT_TRUE(rulesOf(r).defaultRequestsPerGpu.empty());
+}
+
+TEST(LoaderContainers, ForbiddenClassRefusesRulesPerGpuAndAGpuPodScope) {
   auto r =
       load(doc("  classes:\n"
                "  - name: cpu\n"
                "    match: {any: [{labelKeys: [k]}]}\n"
-               "    containers: {requireRequests: [cpu]}\n"));
-  expectError(r, "spec.classes[0].containers",
-              "p.yaml:8:17: spec.classes[0].containers: containers rules are for a class's GPU "
-              "pods, but gpus.request is forbidden (hint: remove containers, or let the class "
-              "take GPUs (gpus.request: optional))");
+               "    containers: {maxPerGpu: {cpu: 8}, appliesTo: gpuPods}\n"
+               "  - name: cpu2\n"
+               "    match: {any: [{labelKeys: [j]}]}\n"
+               "    appliesTo: gpuPods\n"));
+  expectError(r, "spec.classes[0].containers.maxPerGpu",
+              "p.yaml:8:29: spec.classes[0].containers.maxPerGpu: maxPerGpu needs GPUs, but "
+              "gpus.request is forbidden (hint: remove it, or let the class take GPUs "
+              "(gpus.request: optional))");
+  expectError(r, "spec.classes[0].containers.appliesTo",
+              "p.yaml:8:50: spec.classes[0].containers.appliesTo: appliesTo: gpuPods judges no "
+              "pod of a class whose gpus.request is forbidden (hint: remove appliesTo (the "
+              "class's pods are judged))");
+  expectError(r, "spec.classes[1].appliesTo",
+              "p.yaml:11:16: spec.classes[1].appliesTo: appliesTo: gpuPods judges no pod of a "
+              "class whose gpus.request is forbidden (hint: remove appliesTo (the class's pods "
+              "are judged), or let the class take GPUs)");
+}
+
+TEST(LoaderContainers, ScopeOfTheClassOverTheDefaultsAndUnderItsContainers) {
+  auto r = load(doc("  containers: {requireRequests: [cpu], appliesTo: gpuPods}\n" + kClass +
+                    "    appliesTo: classPods\n"
+                    "    gpus: {request: optional}\n"
+                    "  - name: own\n"
+                    "    match: {any: [{labelKeys: [o]}]}\n"
+                    "    pools: [h100]\n"
+                    "    appliesTo: classPods\n"
+                    "    containers: {appliesTo: placedPods}\n"
+                    "  - name: plain\n"
+                    "    match: {any: [{labelKeys: [p]}]}\n"
+                    "    pools: [h100]\n"));
+  ASSERT_NE(r.policy, nullptr) << testing::allErrors(r);
+  EXPECT_EQ(r.policy->classes[0].appliesTo, RuleScope::ClassPods);
+  EXPECT_EQ(rulesOf(r, 0).appliesTo, RuleScope::ClassPods);   // the class's over the default's
+  EXPECT_EQ(rulesOf(r, 1).appliesTo, RuleScope::PlacedPods);  // its containers' over the class's
+  EXPECT_EQ(rulesOf(r, 2).appliesTo, RuleScope::GpuPods);     // the default's
+  EXPECT_EQ(r.policy->classes[2].appliesTo, RuleScope::PlacedPods);
+}
+
+TEST(LoaderContainers, UnknownScopeNamesTheChoices) {
+  auto r = load(doc(kClass + "    appliesTo: allPods\n"));
+  expectError(r, "spec.classes[0].appliesTo",
+              "p.yaml:11:16: spec.classes[0].appliesTo: unknown value 'allPods' (hint: expected "
+              "one of: gpuPods, placedPods, classPods)");
 }
 
 TEST(LoaderContainers, ClusterDefaultWrittenTwice) {

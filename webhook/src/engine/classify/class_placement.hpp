@@ -20,6 +20,20 @@ inline bool getsClassPlacement(const policy::WorkloadClass& cls, const PodGpu& g
   return gpu.hasGpu || placesCpuPods(cls);
 }
 
+// Whether a rule scoped by `appliesTo` judges this pod of the class.
+inline bool inRuleScope(policy::RuleScope scope, const policy::WorkloadClass& cls,
+                        const PodGpu& gpu) {
+  switch (scope) {
+    case policy::RuleScope::GpuPods:
+      return gpu.hasGpu;
+    case policy::RuleScope::PlacedPods:
+      return getsClassPlacement(cls, gpu);
+    case policy::RuleScope::ClassPods:
+      return true;
+  }
+  return false;
+}
+
 inline std::vector<const policy::Pool*> cpuPoolsOf(const policy::WorkloadClass& cls,
                                                    const policy::PolicySet& policy) {
   std::vector<const policy::Pool*> out;

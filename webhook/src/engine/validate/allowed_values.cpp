@@ -1,6 +1,7 @@
 // Allowed runtime classes per class, the namespace rules' allowed priority and runtime classes,
 // and "a priority class is required". Judged on the value the pod ends up with: its own, or the
 // one the class writes in mutate mode.
+#include "engine/classify/class_placement.hpp"
 #include "engine/core/text.hpp"
 #include "engine/validate/require_effects.hpp"
 #include "policy/rule_ids.hpp"
@@ -19,7 +20,9 @@ bool listed(const std::vector<std::string>& names, std::string_view name) {
   return false;
 }
 
+// The runtime class the class's GPU pools write (pods without GPUs get none from them).
 const std::string* poolRuntimeClass(const ValidationInput& in) {
+  if (!in.gpu.hasGpu) return nullptr;
   for (const auto* pool : in.pools)
     if (pool->runtimeClassName) return &*pool->runtimeClassName;
   return nullptr;
@@ -31,7 +34,7 @@ std::string_view effectivePriorityClass(const ValidationInput& in) {
   std::string_view name = in.pod.specString("priorityClassName");
   if (in.policy.globalDefaultPriorityClass && *in.policy.globalDefaultPriorityClass == name)
     name = {};
-  const bool classWrites = in.cls.priorityClassName &&
+  const bool classWrites = in.cls.priorityClassName && getsClassPlacement(in.cls, in.gpu) &&
                            in.cls.effects.priorityClass == EffectMode::Mutate &&
                            (name.empty() || in.cls.overridePriorityClass);
   return classWrites ? std::string_view(*in.cls.priorityClassName) : name;
@@ -82,7 +85,7 @@ void checkNamespaceRule(const ValidationInput& in, const policy::NamespaceRule& 
                        ": set " + in.pod.fieldPrefix + "spec.runtimeClassName to one of them"});
 }
 
-void checkPriorityClassPresent(const ValidationInput& in, bool byNamespace,
+void checkPriorityClassPresent(const ValidationInput& in, bool byClass, bool byNamespace,
                                const std::vector<std::string>& namespaceNames,
                                std::vector<Violation>& out) {
   if (!effectivePriorityClass(in).empty()) return;
@@ -91,9 +94,8 @@ void checkPriorityClassPresent(const ValidationInput& in, bool byNamespace,
   std::vector<std::string> choices = namespaceNames;
   for (const auto& a : in.cls.allowedPriorityClasses)
     if (namespaceNames.empty() || listed(namespaceNames, a)) choices.push_back(a);
-  const std::string who = byNamespace && !in.cls.requirePriorityClass
-                              ? "namespace " + text::quoted(in.namespaceName)
-                              : "class " + in.cls.name;
+  const std::string who = byNamespace && !byClass ? "namespace " + text::quoted(in.namespaceName)
+                                                  : "class " + in.cls.name;
   out.push_back({rules::kPriorityClassMissing,
                  in.pod.subject + " names no priorityClassName, but " + who +
                      " requires one: set " + in.pod.fieldPrefix + "spec.priorityClassName" +
@@ -104,19 +106,21 @@ void checkPriorityClassPresent(const ValidationInput& in, bool byNamespace,
 }  // namespace
 
 void checkAllowedValues(const ValidationInput& in, std::vector<Violation>& out) {
-  if (!in.gpu.hasGpu) return;  // the class's tiers and runtime are about its GPUs
-  checkClassRuntimeClass(in, out);
+  const bool classRules = inRuleScope(in.cls.appliesTo, in.cls, in.gpu);
+  if (classRules) checkClassRuntimeClass(in, out);
   bool namespaceRequires = false;
   std::vector<std::string> namespaceNames;
   for (const auto& rule : in.policy.namespaceRules) {
+    if (!inRuleScope(rule.appliesTo, in.cls, in.gpu)) continue;
     if (!rule.namespaces.matches(in.namespaceName, in.namespaceLabels)) continue;
     checkNamespaceRule(in, rule, out);
     namespaceRequires = namespaceRequires || rule.requirePriorityClass;
     for (const auto& n : rule.priorityClassNames)
       if (!listed(namespaceNames, n)) namespaceNames.push_back(n);
   }
-  if (in.cls.requirePriorityClass || namespaceRequires)
-    checkPriorityClassPresent(in, namespaceRequires, namespaceNames, out);
+  const bool classRequires = classRules && in.cls.requirePriorityClass;
+  if (classRequires || namespaceRequires)
+    checkPriorityClassPresent(in, classRequires, namespaceRequires, namespaceNames, out);
 }
 
 }  // namespace gpua::engine

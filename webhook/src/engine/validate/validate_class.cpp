@@ -212,9 +212,9 @@ void checkMigProfiles(const ValidationInput& in, std::vector<Violation>& out) {
 }
 
 void checkPriorityClass(const ValidationInput& in, std::vector<Violation>& out) {
-  // The class's priority tiers are about its GPUs: a CPU pod of an optional-GPU class (a CPU
-  // notebook) keeps whatever priority class it names, unless the class places CPU pods too.
-  if (!getsClassPlacement(in.cls, in.gpu)) return;
+  // By default (appliesTo: placedPods) the class's priority tiers are about the pods it places:
+  // a CPU notebook of an optional-GPU class keeps whatever priority class it names.
+  if (!inRuleScope(in.cls.appliesTo, in.cls, in.gpu)) return;
   const std::string_view name = in.pod.specString("priorityClassName");
   if (name.empty() || in.cls.overridePriorityClass) return;
   if (in.cls.priorityClassName && *in.cls.priorityClassName == name) return;

@@ -1,8 +1,9 @@
-// The class's `containers` rules on its GPU pods (container-resources-missing,
+// The class's `containers` rules on the pods of its `appliesTo` (container-resources-missing,
 // qos-not-guaranteed, qos-best-effort, resources-per-gpu-exceeded, limit-request-ratio-exceeded,
 // required-env-missing). Quantities are compared exactly, with Kubernetes' semantics: "500m" is
 // "0.5", "1Gi" is "1073741824". The pod is judged as it will be admitted: requests the
 // apiserver defaults from limits, and the class's per-GPU defaults when it writes them.
+#include "engine/classify/class_placement.hpp"
 #include "engine/core/json_util.hpp"
 #include "engine/core/text.hpp"
 #include "engine/pod/container_resources.hpp"
@@ -73,8 +74,8 @@ void checkPresence(const Check& k, std::vector<Violation>& out) {
     if (missing.empty()) continue;
     out.push_back({rules::kContainerResourcesMissing,
                    k.head(c) + ": " + text::join(missing) + "; class " + k.in.cls.name +
-                       " requires " + requirementWords(k.rules) +
-                       " on every container of its GPU pods: set " + text::join(fields)});
+                       " requires " + requirementWords(k.rules) + " on every container of its " +
+                       (k.in.gpu.hasGpu ? "GPU pods" : "pods") + ": set " + text::join(fields)});
   }
 }
 
@@ -234,11 +235,13 @@ const rapidjson::Value* envEntry(const ContainerGpu& c, std::string_view name) {
   return found;
 }
 
-// requiredEnv, on the containers that ask for a GPU (Kyverno's check-nvidia-gpu looks at those).
+// requiredEnv, on the containers that ask for a GPU (Kyverno's check-nvidia-gpu looks at those);
+// in a pod without GPUs (a class whose rules judge such pods), on every app container.
 void checkEnv(const Check& k, std::vector<Violation>& out) {
   if (k.rules.requiredEnv.empty()) return;
+  const bool gpuPod = k.in.gpu.hasGpu;
   for (const auto& c : k.in.gpu.containers) {
-    if (!c.wantsGpu()) continue;
+    if (gpuPod ? !c.wantsGpu() : c.init) continue;
     std::vector<std::string> wrong, fixes;
     for (const auto& want : k.rules.requiredEnv) {
       const rapidjson::Value* e = envEntry(c, want.name);
@@ -257,8 +260,9 @@ void checkEnv(const Check& k, std::vector<Violation>& out) {
     if (wrong.empty()) continue;
     const std::string field = containerField(k.in.pod, c) + ".env";
     out.push_back({rules::kRequiredEnvMissing,
-                   k.head(c) + " asks for a GPU but sets " + text::join(wrong) + "; class " +
-                       k.in.cls.name + " requires it on GPU containers: set in " + field + ": " +
+                   k.head(c) + (gpuPod ? " asks for a GPU but sets " : " sets ") +
+                       text::join(wrong) + "; class " + k.in.cls.name + " requires it on " +
+                       (gpuPod ? "GPU containers" : "its containers") + ": set in " + field + ": " +
                        text::join(fixes) + " (envFrom is not visible at admission)"});
   }
 }
@@ -267,7 +271,8 @@ void checkEnv(const Check& k, std::vector<Violation>& out) {
 
 void validateContainerResources(const ValidationInput& in, std::vector<Violation>& out) {
   const ContainerRules& rules = in.cls.containers;
-  if (!in.gpu.hasGpu || rules.empty() || in.gpu.containers.empty()) return;
+  if (rules.empty() || in.gpu.containers.empty() || !inRuleScope(rules.appliesTo, in.cls, in.gpu))
+    return;
   const bool defaults =
       !in.validateOnly && in.cls.effects.resourceRequests == policy::EffectMode::Mutate;
   const Check k{in, rules, defaults};

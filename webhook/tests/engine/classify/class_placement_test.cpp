@@ -99,5 +99,84 @@ TEST(Mutation, CpuPodOfOptionalGpuClassGetsOnlyTheAnnotations) {
   EXPECT_NE(at(gpu.patched, "/spec/tolerations").find("nvidia.com/gpu"), std::string::npos);
 }
 
+// --- rule scope (appliesTo) ------------------------------------------------------------------
+
+const std::string kNotebookLabels = R"({"notebook-name":"wb1"})";
+const std::string kNoCpuRequest = R"({"limits":{"memory":"1Gi"}})";
+
+policy::ContainerRules cpuRequestsRequired(policy::RuleScope scope) {
+  policy::ContainerRules r;
+  r.requireRequests = {"cpu"};
+  r.appliesTo = scope;
+  return r;
+}
+
+TEST(RuleScope, ForbiddenClassJudgesItsPodsByTheContainersRules) {
+  auto p = makePolicy();
+  p.classes[3].containers = cpuRequestsRequired(policy::RuleScope::PlacedPods);
+  const Decision d = decidePod(gpuPod(kBatch, kNoCpuRequest), p);
+  EXPECT_TRUE(hasRule(d, "container-resources-missing"));
+  EXPECT_TRUE(decidePod(gpuPod(kBatch, R"({"requests":{"cpu":"1"}})"), p).allowed());
+}
+
+TEST(RuleScope, CpuNotebookIsJudgedOnlyWhenTheScopeIsClassPods) {
+  auto p = makePolicy();
+  p.classes[2].gpus.request = policy::GpuRequest::Optional;
+  p.classes[2].containers = cpuRequestsRequired(policy::RuleScope::PlacedPods);
+  const std::string cpuNotebook = gpuPod(kNotebookLabels, kNoCpuRequest);
+  EXPECT_TRUE(decidePod(cpuNotebook, p).allowed());  // not placed by the class: not judged
+  p.classes[2].containers.appliesTo = policy::RuleScope::ClassPods;
+  const Decision d = decidePod(cpuNotebook, p);
+  ASSERT_TRUE(hasRule(d, "container-resources-missing"));
+  // The GPU notebook is judged under every scope.
+  p.classes[2].containers.appliesTo = policy::RuleScope::GpuPods;
+  EXPECT_FALSE(
+      decidePod(gpuPod(kNotebookLabels, R"({"limits":{"nvidia.com/gpu.shared":1}})"), p).allowed());
+  EXPECT_TRUE(decidePod(cpuNotebook, p).allowed());
+}
+
+TEST(RuleScope, RequiredEnvOnEveryAppContainerOfAPodWithoutGpus) {
+  auto p = makePolicy();
+  p.classes[3].containers.requiredEnv = {{"TEAM", std::nullopt}};
+  const Decision d = decidePod(gpuPod(kBatch, "{}"), p);
+  ASSERT_TRUE(hasRule(d, "required-env-missing"));
+  EXPECT_NE(d.denial->message.find("container \"pytorch\" sets no TEAM; class batch requires it "
+                                   "on its containers"),
+            std::string::npos)
+      << d.denial->message;
+}
+
+TEST(RuleScope, ClassPriorityRulesFollowTheClassScope) {
+  auto p = makePolicy();
+  p.classes[2].gpus.request = policy::GpuRequest::Optional;
+  p.classes[2].requirePriorityClass = true;
+  p.classes[2].allowedPriorityClasses = {"notebooks"};
+  const std::string cpuNotebook = gpuPod(kNotebookLabels, "{}");
+  const std::string named =
+      gpuPod(kNotebookLabels, "{}", R"("priorityClassName":"system-node-critical")");
+  EXPECT_TRUE(decidePod(cpuNotebook, p).allowed());
+  EXPECT_TRUE(decidePod(named, p).allowed());
+  p.classes[2].appliesTo = policy::RuleScope::ClassPods;
+  EXPECT_TRUE(hasRule(decidePod(cpuNotebook, p), "priority-class-missing"));
+  EXPECT_TRUE(hasRule(decidePod(named, p), "priority-class-not-allowed"));
+}
+
+TEST(RuleScope, NamespaceRuleWithClassPodsJudgesTheClassesCpuPods) {
+  auto p = makePolicy();
+  p.classes[2].gpus.request = policy::GpuRequest::Optional;
+  policy::NamespaceRule rule;
+  rule.namespaces.names = {"ml-research"};
+  rule.priorityClassNames = {"team-low"};
+  p.namespaceRules = {rule};
+  const std::string named = gpuPod(kNotebookLabels, "{}", R"("priorityClassName":"team-high")");
+  EXPECT_TRUE(decidePod(named, p).allowed());
+  p.namespaceRules[0].appliesTo = policy::RuleScope::ClassPods;
+  const Decision d = decidePod(named, p);
+  ASSERT_TRUE(hasRule(d, "priority-class-not-allowed"));
+  EXPECT_NE(d.denial->message.find("namespace \"ml-research\" allows only team-low"),
+            std::string::npos)
+      << d.denial->message;
+}
+
 }  // namespace
 }  // namespace gpua::engine
