@@ -133,30 +133,55 @@ load_cluster() {
   source "$1/env"
 }
 
-# deploy/overlays/self-signed rendered as its header tells a user to (certs from
-# certs/gen-dev-certs.sh), from a copy in the scratch directory so the source tree stays clean.
-# Writes W/install/objects.yaml (everything but the webhook configurations) and webhooks.yaml.
+# The kit installed as a platform team installs it with deploy/overlays/self-signed: step one, an
+# overlay of theirs (a copy of the self-signed overlay, certs from certs/gen-dev-certs.sh, plus
+# the example policy the cluster serves and its global default priority class), and step two
+# beside it (that overlay plus deploy/components/webhooks/self-signed), from a scratch directory
+# so the source tree stays clean. Writes W/install/objects.yaml (step one), W/install/step2.yaml
+# (step two but the webhook configurations) and W/install/webhooks.yaml (the webhook
+# configurations). Fails if step one registers any webhook.
 render_self_signed() {
-  local root=$1 w=$2 o="$2/install/overlay"
-  mkdir -p "$o"
-  bash "$root/certs/gen-dev-certs.sh" "$o/certs" >/dev/null
-  # kustomize takes only relative paths to other kustomizations.
-  local base
-  base=$(python3 -c 'import os,sys; print(os.path.relpath(sys.argv[1], sys.argv[2]))' "$root/deploy/base" "$o")
-  sed "s#- \.\./\.\./base#- $base#" "$root/deploy/overlays/self-signed/kustomization.yaml" >"$o/kustomization.yaml"
-  grep -q -- "- $base\$" "$o/kustomization.yaml" || die "the self-signed overlay no longer names ../../base"
+  local root=$1 w=$2 o="$2/install/overlay" hooks="$2/install/webhooks-step"
+  mkdir -p "$o" "$hooks"
+  bash "$root/certs/gen-dev-certs.sh" "$o/certs" 2>/dev/null
+  # kustomize takes only relative paths to other kustomizations: ../../X of the overlay is deploy/X.
+  python3 - "$root" "$o" "$hooks" <<'PY'
+import os, re, sys
+root, o, hooks = sys.argv[1:4]
+text = open(os.path.join(root, "deploy/overlays/self-signed/kustomization.yaml")).read()
+rel = lambda p, d=o: os.path.relpath(os.path.join(root, "deploy", p), d)
+text, n = re.subn(r"^- \.\./\.\./(\S+)$", lambda m: "- " + rel(m.group(1)), text, flags=re.M)
+if n < 2: sys.exit("testcluster: the self-signed overlay no longer names ../../base and ../../references")
+text += "components:\n- %s\n- %s\n" % (rel("components/example-policy"), rel("components/default-priority"))
+open(os.path.join(o, "kustomization.yaml"), "w").write(text)
+open(os.path.join(hooks, "kustomization.yaml"), "w").write(
+    "resources: [../overlay]\ncomponents: [%s]\n" % rel("components/webhooks/self-signed", hooks))
+PY
   "$BIN/kubectl" kustomize "$o" >"$w/install/rendered.yaml"
-  python3 - "$w/install" <<'EOF'
+  "$BIN/kubectl" kustomize "$hooks" >"$w/install/rendered-step2.yaml"
+  python3 - "$w/install" <<'PY'
 import sys, re
 d = sys.argv[1]
-docs = re.split(r"^---\n", open(d + "/rendered.yaml").read(), flags=re.M)
+split = lambda f: [x for x in re.split(r"^---\n", open(f).read(), flags=re.M) if x.strip()]
 is_hook = lambda doc: re.search(r"^kind: (Mutating|Validating)WebhookConfiguration$", doc, re.M)
-hooks = [x for x in docs if x.strip() and is_hook(x)]
-rest = [x for x in docs if x.strip() and not is_hook(x)]
-if len(hooks) != 2: sys.exit("testcluster: expected 2 webhook configurations in the render, got %d" % len(hooks))
+step1, step2 = split(d + "/rendered.yaml"), split(d + "/rendered-step2.yaml")
+if any(is_hook(x) for x in step1):
+    sys.exit("testcluster: step one of the install registers a webhook; it must wait for a Ready replica")
+hooks = [x for x in step2 if is_hook(x)]
+if len(hooks) != 2: sys.exit("testcluster: expected 2 webhook configurations in step two, got %d" % len(hooks))
+open(d + "/objects.yaml", "w").write("---\n".join(step1))
 open(d + "/webhooks.yaml", "w").write("---\n".join(hooks))
-open(d + "/objects.yaml", "w").write("---\n".join(rest))
-EOF
+open(d + "/step2.yaml", "w").write("---\n".join(x for x in step2 if not is_hook(x)))
+PY
+}
+
+# install_step_two W BASE_URL: step two of the install (render_self_signed), every webhook's
+# clientConfig pointing at BASE_URL (webhook_url.sh).
+install_step_two() {
+  local w=$1 base=$2
+  "$BIN/kubectl" apply -f "$w/install/step2.yaml"
+  bash "$(dirname "${BASH_SOURCE[0]}")/webhook_url.sh" "$w/install/webhooks.yaml" "$base" >"$w/install/webhooks-local.yaml"
+  "$BIN/kubectl" apply -f "$w/install/webhooks-local.yaml"
 }
 
 # The marker: a server-side dry run of a GPU pod in a judged namespace comes back with the

@@ -1,7 +1,10 @@
-// kustomize renders every overlay; every object validates against its schema with unknown fields
-// rejected; deploy/ agrees with policies/ (priority classes, exempt namespaces, template kinds,
-// the ConfigMap's bytes) and with the operating rules (RBAC, --threads). The last tests break a
-// manifest, a policy fact and the ConfigMap on purpose and require the checks to fail.
+// kustomize renders every overlay, in its two steps (deploy/overlays/<name>: everything but the
+// webhook registrations; deploy/webhooks/<name>: the same plus the registrations); every object
+// validates against its schema with unknown fields rejected; deploy/ agrees with the policy it
+// ships (priority classes, exempt namespaces, template kinds, the ConfigMap's bytes) and with the
+// operating rules (RBAC, --threads). The last tests break a manifest, a policy fact and the
+// ConfigMap on purpose and require the checks to fail. install.test.mjs holds the checks of a
+// first install's safety (issue 21).
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -10,42 +13,56 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import * as checks from "./lib/checks.mjs";
 import { binary, repoRoot, toolsDir } from "./lib/env.mjs";
-import { policyFiles, readPolicy } from "./lib/policy.mjs";
-import { overlays, parseObjects, renderOverlay, renderText } from "./lib/render.mjs";
+import { policyFiles, readPolicy, renderedPolicy } from "./lib/policy.mjs";
+import { overlays, renderOverlay, renderScratch, renderWebhooks } from "./lib/render.mjs";
 import { SchemaValidator } from "./lib/schema.mjs";
 
 const policyDir = path.join(repoRoot, "policies");
+const firstInstallDir = path.join(repoRoot, "deploy/base/policy");
 const facts = readPolicy(policyDir);
 const validator = new SchemaValidator(toolsDir);
 const none = (problems) => assert.deepEqual(problems, []);
+const hookKinds = ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"];
+
+// The example policy as a platform team adopts it: cert-manager, the example policy and the
+// global default priority class (both opt-ins), step two.
+const [examplePolicy] = renderScratch({
+  "install/kustomization.yaml": "resources: [@KIT@/deploy/overlays/cert-manager]\n" +
+    "components: [@KIT@/deploy/components/example-policy, @KIT@/deploy/components/default-priority]\n" +
+    "transformers: [@KIT@/deploy/references]\n",
+  "webhooks/kustomization.yaml": "resources: [../install]\ncomponents: [@KIT@/deploy/components/webhooks/cert-manager]\n",
+}, ["webhooks"]);
 
 describe("every overlay", () => {
-  const rendered = Object.fromEntries(overlays.map((o) => [o, renderOverlay(o)]));
-  validator.prepare(Object.values(rendered).flat());
+  const steps = Object.fromEntries(overlays.flatMap((o) => [[o, renderOverlay(o)], [`${o} + webhooks`, renderWebhooks(o)]]));
+  validator.prepare([...Object.values(steps).flat(), ...examplePolicy]);
 
   for (const overlay of overlays) {
-    const objects = rendered[overlay];
-    test(`${overlay}: renders with kubectl kustomize`, () => {
-      assert.ok(objects.length > 10, `only ${objects.length} objects`);
-      for (const kind of ["Namespace", "Deployment", "Service", "PodDisruptionBudget",
-        "ResourceQuota", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "ConfigMap", "PriorityClass",
-        "MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"])
-        assert.ok(objects.some((o) => o.kind === kind), `no ${kind}`);
-    });
-    test(`${overlay}: ships no NetworkPolicy (opt-in: deploy/components/network-policy)`, () =>
-      assert.deepEqual(objects.filter((o) => o.kind === "NetworkPolicy").map((o) => o.metadata.name), []));
-    test(`${overlay}: every object validates against its schema, unknown fields rejected`, async () => {
-      const problems = [];
-      for (const o of objects) problems.push(...(await validator.problems(o)));
-      none(problems);
-    });
-    test(`${overlay}: every PriorityClass the policy names is shipped`, () => none(checks.priorityClassProblems(objects, facts)));
+    for (const [step, objects] of [["step one", steps[overlay]], ["step two", steps[`${overlay} + webhooks`]]]) {
+      const name = `${overlay} (${step})`;
+      test(`${name}: renders with kubectl kustomize`, () => {
+        assert.ok(objects.length >= 10, `only ${objects.length} objects`);
+        for (const kind of ["Namespace", "Deployment", "Service", "PodDisruptionBudget",
+          "ResourceQuota", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "ConfigMap"])
+          assert.ok(objects.some((o) => o.kind === kind), `no ${kind}`);
+        for (const kind of [...hookKinds, "ValidatingAdmissionPolicy"])
+          assert.equal(objects.some((o) => o.kind === kind), step === "step two", `${kind} in ${step}`);
+      });
+      test(`${name}: ships no NetworkPolicy (opt-in: deploy/components/network-policy)`, () =>
+        assert.deepEqual(objects.filter((o) => o.kind === "NetworkPolicy").map((o) => o.metadata.name), []));
+      test(`${name}: every object validates against its schema, unknown fields rejected`, async () => {
+        const problems = [];
+        for (const o of objects) problems.push(...(await validator.problems(o)));
+        none(problems);
+      });
+      test(`${name}: the policies ConfigMap holds exactly the bytes of deploy/base/policy`, () =>
+        none(checks.policyConfigMapProblems(objects, firstInstallDir)));
+      test(`${name}: RBAC is list/watch of pods, namespaces and nodes only`, () => none(checks.rbacProblems(objects)));
+      test(`${name}: --threads matches the CPU request`, () => none(checks.threadProblems(objects)));
+    }
+    const objects = steps[`${overlay} + webhooks`];
     test(`${overlay}: webhooks exclude every exempt namespace, cover every template kind, split the blast radius`, () =>
-      none(checks.webhookProblems(objects, facts)));
-    test(`${overlay}: the policies ConfigMap holds exactly the bytes of policies/`, () =>
-      none(checks.policyConfigMapProblems(objects, policyDir)));
-    test(`${overlay}: RBAC is list/watch of pods, namespaces and nodes only`, () => none(checks.rbacProblems(objects)));
-    test(`${overlay}: --threads matches the CPU request`, () => none(checks.threadProblems(objects)));
+      none(checks.webhookProblems(objects, renderedPolicy(objects))));
     test(`${overlay}: every webhook has a CA (caBundle or cainjector)`, () => {
       for (const cfg of objects.filter((o) => o.kind.endsWith("WebhookConfiguration"))) {
         const injected = cfg.metadata.annotations?.["cert-manager.io/inject-ca-from"];
@@ -54,8 +71,18 @@ describe("every overlay", () => {
     });
   }
 
+  test("the example policy: ConfigMap = policies/, its PriorityClasses and tiers, webhooks from its exempt list", async () => {
+    none(checks.policyConfigMapProblems(examplePolicy, policyDir));
+    none(checks.priorityClassProblems(examplePolicy, facts));
+    none(checks.webhookProblems(examplePolicy, facts));
+    none(checks.exemptSourceProblems(examplePolicy, facts, "gpu-admission", ["cert-manager"]));
+    const problems = [];
+    for (const o of examplePolicy) problems.push(...(await validator.problems(o)));
+    none(problems);
+  });
+
   test("cert-manager: the Certificate's Secret is the one the Deployment mounts, with the Service's DNS name", () => {
-    const objects = rendered["cert-manager"];
+    const objects = renderOverlay("cert-manager");
     const cert = objects.find((o) => o.kind === "Certificate" && o.metadata.name === "gpu-admission-tls");
     assert.ok(cert);
     assert.ok(cert.spec.dnsNames.includes("gpu-admission.gpu-admission.svc"));
@@ -66,34 +93,35 @@ describe("every overlay", () => {
   test("the Deployment passes only flags `gpu-admission serve` knows (the image's entrypoint is serve)", () => {
     const help = execFileSync(binary, ["serve", "--help"], { encoding: "utf8" });
     const known = new Set([...help.matchAll(/^\s+(--[a-z][a-z0-9-]*)/gm)].map((m) => m[1]));
-    assert.ok(known.has("--policies") && known.has("--threads"), help);
+    const knownEnv = new Set([...help.matchAll(/env: (GPU_ADMISSION_[A-Z_]+)/g)].map((m) => m[1]));
+    assert.ok(known.has("--policies") && known.has("--threads") && knownEnv.has("GPU_ADMISSION_LISTEN"), help);
     for (const overlay of overlays) {
-      const deploy = rendered[overlay].find((o) => o.kind === "Deployment");
+      const deploy = renderOverlay(overlay).find((o) => o.kind === "Deployment");
       const c = deploy.spec.template.spec.containers[0];
       assert.equal(c.command, undefined, "the image's entrypoint runs serve");
       assert.notEqual(c.args[0], "serve", "the entrypoint already says serve");
       for (const a of c.args.filter((x) => x.startsWith("--")))
         assert.ok(known.has(a.split("=")[0]), `${overlay}: serve has no flag ${a}`);
+      for (const e of (c.env ?? []).filter((x) => x.name.startsWith("GPU_ADMISSION_")))
+        assert.ok(knownEnv.has(e.name), `${overlay}: serve reads no ${e.name}`);
     }
   });
 
-  test("the policy that the ConfigMap ships loads (gpu-admission lint), without reading policies/Kustomization", () => {
-    const out = execFileSync(binary, ["lint", "policies"], { cwd: repoRoot, encoding: "utf8" });
-    assert.match(out, new RegExp(`OK \\(${policyFiles(policyDir).length} files,`));
+  test("the policies the kit ships load (gpu-admission lint), without reading a Kustomization", () => {
+    for (const dir of ["policies", "deploy/base/policy"]) {
+      const out = execFileSync(binary, ["lint", dir], { cwd: repoRoot, encoding: "utf8" });
+      assert.match(out, new RegExp(`OK \\(${policyFiles(path.join(repoRoot, dir)).length} files?,`));
+    }
   });
 });
 
 describe("the network-policy component", () => {
   // An overlay of a platform team's: cert-manager plus the opt-in component, as docs/install.md
-  // shows it. Rendered from a scratch kustomization inside the repository (kustomize loads
-  // relative paths only).
-  const dir = fs.mkdtempSync(path.join(repoRoot, "build", "np-overlay-"));
-  fs.writeFileSync(path.join(dir, "kustomization.yaml"),
-    "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\n" +
-    "resources: [../../deploy/overlays/cert-manager]\n" +
-    "components: [../../deploy/components/network-policy]\n");
-  const objects = parseObjects(renderText(dir));
-  fs.rmSync(dir, { recursive: true, force: true });
+  // shows it.
+  const [objects] = renderScratch({
+    "o/kustomization.yaml": "resources: [@KIT@/deploy/overlays/cert-manager]\n" +
+      "components: [@KIT@/deploy/components/network-policy]\ntransformers: [@KIT@/deploy/references]\n",
+  }, ["o"]);
   validator.prepare(objects);
   const policies = objects.filter((o) => o.kind === "NetworkPolicy");
 
@@ -115,7 +143,7 @@ describe("the network-policy component", () => {
 });
 
 describe("the checks fail on deliberate breakage", () => {
-  const objects = renderOverlay("cert-manager");
+  const objects = examplePolicy;
   const clone = () => structuredClone(objects);
 
   test("a broken manifest: an unknown field and a wrong type", async () => {

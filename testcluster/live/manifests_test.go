@@ -2,6 +2,7 @@ package live
 
 import (
 	"encoding/json"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -15,12 +16,19 @@ import (
 func testManifestsTheApiserverAccepts(t *testing.T) {
 	installCRDs(t)
 	overlays := map[string]string{
-		"base":        filepath.Join(cluster.Root, "deploy", "base"),
-		"self-signed": filepath.Join(cluster.Dir, "install", "overlay"),
+		"base":                               filepath.Join(cluster.Root, "deploy", "base"),
+		"self-signed":                        filepath.Join(cluster.Dir, "install", "overlay"),
+		"self-signed + webhooks":             filepath.Join(cluster.Dir, "install", "webhooks-step"),
+		"every opt-in, in another namespace": allOptIns(t, "install"),
+		"every opt-in, in another namespace + webhooks": allOptIns(t, "webhooks"),
 	}
 	for _, name := range []string{"cert-manager", "monitoring"} {
 		overlays[name] = filepath.Join(cluster.Root, "deploy", "overlays", name)
+		overlays[name+" + webhooks"] = filepath.Join(cluster.Root, "deploy", "webhooks", name)
 	}
+	// The other namespace exists, as step one would have created it before the rest.
+	mustKubectl(t, `{"apiVersion":"v1","kind":"Namespace","metadata":{"name":"gpua-elsewhere"}}`, "apply", "-f", "-")
+	t.Cleanup(func() { kubectl("", "delete", "namespace", "gpua-elsewhere", "--wait=false") })
 	for name, dir := range overlays {
 		t.Run(name, func(t *testing.T) {
 			r := kubectl("", "kustomize", dir)
@@ -37,6 +45,34 @@ func testManifestsTheApiserverAccepts(t *testing.T) {
 			}
 		})
 	}
+}
+
+// allOptIns writes a platform team's two steps with every component of deploy/ (monitoring, the
+// NetworkPolicy, host networking, the example policy, the global default priority class; step
+// two with the match conditions), in the namespace gpua-elsewhere, port 9443, and returns the
+// directory of the step asked for ("install" or "webhooks").
+func allOptIns(t *testing.T, step string) string {
+	root := filepath.Join(cluster.Dir, "install", "all-opt-ins")
+	kit, _ := filepath.Rel(filepath.Join(root, "install"), cluster.Root)
+	files := map[string]string{
+		"install": "namespace: gpua-elsewhere\nresources: [KIT/deploy/overlays/monitoring]\n" +
+			"components: [KIT/deploy/components/network-policy, KIT/deploy/components/host-network, " +
+			"KIT/deploy/components/example-policy, KIT/deploy/components/default-priority]\n" +
+			"configMapGenerator: [{name: gpu-admission-settings, behavior: merge, literals: [port=9443]}]\n" +
+			"transformers: [KIT/deploy/references]\n",
+		"webhooks": "resources: [../install]\ncomponents: [KIT/deploy/components/webhooks/cert-manager, " +
+			"KIT/deploy/components/match-conditions]\n",
+	}
+	for dir, text := range files {
+		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		text = strings.ReplaceAll(text, "KIT", kit)
+		if err := os.WriteFile(filepath.Join(root, dir, "kustomization.yaml"), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(root, step)
 }
 
 // withoutUnknownKinds drops the documents whose kind the apiserver does not serve.

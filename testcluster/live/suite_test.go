@@ -6,6 +6,7 @@ import "testing"
 // each works in namespaces of its own; the apiserver's latency figures read what every earlier check
 // sent, and the faults (which stop the webhook and restart the apiserver, resetting its metrics) come last.
 func TestLive(t *testing.T) {
+	t.Run("InstallOrder", testInstallOrder)
 	t.Run("DeveloperReadsTheDenial", testDeveloperReadsTheDenial)
 	t.Run("WarnModeWarnings", testWarnModeWarnings)
 	t.Run("CLIIsTheApiserversTwin", testCLIIsTheApiserversTwin)
@@ -16,6 +17,8 @@ func TestLive(t *testing.T) {
 	t.Run("ReplicasAgainstOneQuota", testReplicasAgainstOneQuota)
 	t.Run("QueueObserved", testQueueObserved)
 	t.Run("ManifestsTheApiserverAccepts", testManifestsTheApiserverAccepts)
+	t.Run("OptOutGuard", testOptOutGuard)
+	t.Run("MatchConditions", testMatchConditions)
 	t.Run("ApiserverLatency", testApiserverLatency)
 	t.Run("Faults", testFaults)
 }

@@ -17,8 +17,9 @@ export function plural(kind) {
   return `${k}s`;
 }
 
-// Every PriorityClass the policy names exists; the policy's globalDefault is the one class
-// marked globalDefault.
+// Every PriorityClass the policy's classes name exists; at most one class is globalDefault, and
+// if one is shipped the policy's priorityClasses.globalDefault names it (the policy must know which
+// name the Priority plugin writes into pods that chose none).
 export function priorityClassProblems(objects, facts) {
   const classes = byKind(objects, "PriorityClass");
   const names = new Set(classes.map((c) => c.metadata.name));
@@ -27,8 +28,8 @@ export function priorityClassProblems(objects, facts) {
     .map((n) => `PriorityClass ${n} is named in policies/ but not shipped in deploy/`);
   const defaults = classes.filter((c) => c.globalDefault).map((c) => c.metadata.name);
   if (defaults.length > 1) problems.push(`more than one globalDefault PriorityClass: ${defaults}`);
-  if (facts.globalDefault && defaults.length && defaults[0] !== facts.globalDefault)
-    problems.push(`globalDefault PriorityClass is ${defaults[0]}, the policy says ${facts.globalDefault}`);
+  if (defaults.length && defaults[0] !== facts.globalDefault)
+    problems.push(`globalDefault PriorityClass is ${defaults[0]}, the policy's priorityClasses.globalDefault says ${facts.globalDefault}`);
   // The policy's priorityTiers describe the shipped classes to review and to preemption checks:
   // a tier that disagrees with its class tells users a preemption story the cluster does not run.
   for (const t of facts.tiers ?? []) {
@@ -53,6 +54,24 @@ const covers = (rule, group, resource) =>
   (rule.resources ?? []).some((r) => r === resource || r === "*") &&
   (rule.operations ?? []).some((op) => op === "CREATE" || op === "*");
 
+// The match-conditions component's pair: a pod webhook may fail open only as the negation of a
+// fail-closed one, i.e. the same webhook but for failurePolicy, its name and one matchCondition
+// whose expression is exactly !( the other's ).
+export function failOpenPodPairProblems(open, closed) {
+  const problems = [];
+  const cond = (w, name) => (w.matchConditions ?? []).find((c) => c.name === name);
+  const gpu = cond(closed, "gpu-relevant");
+  const other = cond(open, "not-gpu-relevant");
+  if (!gpu || !other) return [`webhook ${open.name} judges pods but fails open`];
+  const strip = (e) => e.replace(/\s+/g, " ").trim();
+  if (strip(other.expression) !== strip(`!( ${gpu.expression} )`))
+    problems.push(`webhook ${open.name}: matchCondition not-gpu-relevant is not the negation of ${closed.name}'s gpu-relevant`);
+  const rest = (w) => JSON.stringify({ ...w, name: "", failurePolicy: "",
+    matchConditions: (w.matchConditions ?? []).filter((c) => !["gpu-relevant", "not-gpu-relevant"].includes(c.name)) });
+  if (rest(open) !== rest(closed)) problems.push(`webhook ${open.name} differs from ${closed.name} in more than the condition and failurePolicy`);
+  return problems;
+}
+
 // Every webhook excludes every exempt namespace; the template webhook covers every template
 // kind; the blast radius is split: pods fail closed, templates fail open, never in one webhook.
 export function webhookProblems(objects, facts) {
@@ -70,18 +89,50 @@ export function webhookProblems(objects, facts) {
       if (cfg.kind === "ValidatingWebhookConfiguration") validating.push(w);
     }
   }
+  const podHooks = validating.filter((w) => w.rules.some((r) => covers(r, "", "pods")));
   for (const w of validating) {
-    const pods = w.rules.some((r) => covers(r, "", "pods"));
+    const pods = podHooks.includes(w);
     const others = w.rules.some((r) => !(r.resources ?? []).every((x) => x === "pods"));
     if (pods && others) problems.push(`webhook ${w.name} mixes pods and workload templates: split the blast radius`);
-    if (pods && w.failurePolicy !== "Fail") problems.push(`webhook ${w.name} judges pods but fails open`);
+    if (pods && w.failurePolicy !== "Fail") {
+      const closed = podHooks.find((x) => x.failurePolicy === "Fail");
+      problems.push(...(closed ? failOpenPodPairProblems(w, closed) : [`webhook ${w.name} judges pods but fails open`]));
+    }
     if (others && w.failurePolicy !== "Ignore")
       problems.push(`webhook ${w.name} validates templates but fails closed: an outage stalls every rollout`);
   }
+  if (!podHooks.some((w) => w.failurePolicy === "Fail")) problems.push("no pod webhook fails closed");
   for (const t of facts.templates) {
     const resource = plural(t.kind);
     const hook = validating.find((w) => w.rules.some((r) => covers(r, t.group, resource)));
     if (!hook) problems.push(`no validating webhook covers template kind ${t.group}/${t.kind} (${resource})`);
+  }
+  return problems;
+}
+
+// One source each: every webhook's first name exclusion is exactly the policy's exempt names
+// (copied by kustomize), the second holds the webhook's own namespace and kube-system (and what
+// else the install depends on: `also`), and every webhook skips the opt-out label the policy's
+// exempt labels name.
+export function exemptSourceProblems(objects, facts, namespace, also = []) {
+  const problems = [];
+  for (const cfg of webhookConfigs(objects)) {
+    for (const w of cfg.webhooks ?? []) {
+      const names = (w.namespaceSelector?.matchExpressions ?? [])
+        .filter((e) => e.key === "kubernetes.io/metadata.name" && e.operator === "NotIn");
+      if (names.length !== 2) {
+        problems.push(`webhook ${w.name}: expected two name exclusions (policy, install), found ${names.length}`);
+        continue;
+      }
+      if (JSON.stringify(names[0].values) !== JSON.stringify(facts.exempt))
+        problems.push(`webhook ${w.name} excludes ${JSON.stringify(names[0].values)}, the policy exempts ${JSON.stringify(facts.exempt)}`);
+      for (const ns of [namespace, "kube-system", ...also])
+        if (!names[1].values.includes(ns)) problems.push(`webhook ${w.name} does not exclude ${ns}, which the install depends on`);
+      for (const [k, v] of Object.entries(facts.exemptLabels ?? {})) {
+        const skips = (w.namespaceSelector?.matchExpressions ?? []).some((e) => e.key === k && e.operator === "NotIn" && e.values.includes(v));
+        if (!skips) problems.push(`webhook ${w.name} does not skip namespaces labelled ${k}=${v}, which the policy exempts`);
+      }
+    }
   }
   return problems;
 }
@@ -109,11 +160,15 @@ export function policyConfigMapProblems(objects, policyDir) {
   return problems;
 }
 
-// List and watch of exactly pods, namespaces and nodes (no get: the server never reads a
-// single object), and no other role.
+// The webhook's ServiceAccount is bound to one ClusterRole: list and watch of exactly pods,
+// namespaces and nodes (no get: the server never reads a single object), and nothing else.
 export function rbacProblems(objects) {
-  const roles = objects.filter((o) => o.kind === "ClusterRole" || o.kind === "Role");
-  if (roles.length !== 1) return [`expected exactly one (Cluster)Role, found ${roles.length}`];
+  const sa = objects.find((o) => o.kind === "ServiceAccount" && o.metadata.name === "gpu-admission");
+  if (!sa) return ["no ServiceAccount gpu-admission"];
+  const bindings = objects.filter((o) => (o.kind === "ClusterRoleBinding" || o.kind === "RoleBinding") &&
+    (o.subjects ?? []).some((s) => s.kind === "ServiceAccount" && s.name === sa.metadata.name && s.namespace === sa.metadata.namespace));
+  const roles = bindings.map((b) => objects.find((o) => o.kind === b.roleRef.kind && o.metadata.name === b.roleRef.name));
+  if (roles.length !== 1 || !roles[0]) return [`expected the ServiceAccount bound to exactly one shipped (Cluster)Role, found ${roles.length}`];
   const problems = [];
   const rules = roles[0].rules ?? [];
   const granted = new Set();

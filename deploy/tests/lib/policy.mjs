@@ -14,24 +14,41 @@ export function policyFiles(dir = path.join(repoRoot, "policies")) {
 }
 
 export function readPolicy(dir = path.join(repoRoot, "policies")) {
-  const facts = { exempt: [], priorityClasses: [], globalDefault: null, templates: [], tiers: [] };
-  for (const f of policyFiles(dir)) {
-    for (const doc of YAML.parseAllDocuments(fs.readFileSync(path.join(dir, f), "utf8"))) {
+  return readPolicyTexts(policyFiles(dir).map((f) => fs.readFileSync(path.join(dir, f), "utf8")));
+}
+
+// The same facts from the files' texts, in load order (e.g. the data of a rendered ConfigMap).
+export function readPolicyTexts(texts) {
+  const facts = { exempt: [], exemptLabels: {}, priorityClasses: [], globalDefault: null, templates: [], tiers: [], rollout: [] };
+  for (const text of texts) {
+    for (const doc of YAML.parseAllDocuments(text)) {
       const spec = doc.toJS()?.spec ?? {};
-      facts.exempt.push(...(spec.exempt?.namespaces ?? []));
+      const ns = spec.exempt?.namespaces;
+      // Two spellings (docs/policy-reference.md, namespace selectors): a list of names, or a
+      // mapping whose names and labels are alternatives for exempt.
+      if (Array.isArray(ns)) facts.exempt.push(...ns);
+      else if (ns) {
+        facts.exempt.push(...(ns.names ?? []));
+        Object.assign(facts.exemptLabels, ns.matchLabels ?? {});
+      }
       for (const c of spec.classes ?? []) {
         if (c.priorityClassName) facts.priorityClasses.push(c.priorityClassName);
         facts.priorityClasses.push(...(c.allowedPriorityClasses ?? []));
       }
-      if (spec.priorityClasses?.globalDefault) {
-        facts.globalDefault = spec.priorityClasses.globalDefault;
-        facts.priorityClasses.push(facts.globalDefault);
-      }
+      if (spec.priorityClasses?.globalDefault) facts.globalDefault = spec.priorityClasses.globalDefault;
       for (const t of spec.templates ?? []) facts.templates.push({ group: t.apiGroup ?? "", kind: t.kind });
       for (const t of spec.priorityTiers ?? [])
         facts.tiers.push({ name: t.name, value: t.value, preemptionPolicy: t.preemptionPolicy ?? "PreemptLowerPriority" });
+      facts.rollout.push(...(spec.rollout ?? []));
     }
   }
   facts.priorityClasses = [...new Set(facts.priorityClasses)];
   return facts;
+}
+
+// The policy a render ships: the facts of its policies ConfigMap, in the loader's file order.
+export function renderedPolicy(objects) {
+  const cm = objects.find((o) => o.kind === "ConfigMap" && o.metadata.name.startsWith("gpu-admission-policies"));
+  if (!cm) throw new Error("no gpu-admission-policies ConfigMap rendered");
+  return readPolicyTexts(Object.keys(cm.data ?? {}).sort().map((k) => cm.data[k]));
 }
