@@ -18,7 +18,8 @@ struct CheckFailure {
 };
 
 // Empty when the case passes. Never throws for a wrong expectation; a case that cannot run at
-// all (unreadable usage file, object the webhook cannot review) is one failure saying why.
+// all (unreadable usage file, object the webhook cannot review) is one failure saying why, and
+// a case whose fixture files are missing (TestCase::fixtureErrors) fails with those, unreviewed.
 // `files` reads the case's usage and nodes files.
 std::vector<CheckFailure> checkCase(const TestCase& c, const policy::PolicySet& policy,
                                     const SnapshotReader& files);

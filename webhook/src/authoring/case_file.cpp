@@ -8,6 +8,7 @@
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <system_error>
 
 #include "authoring/documents.hpp"
 #include "authoring/yaml_json.hpp"
@@ -41,10 +42,11 @@ const std::vector<std::string> kCaseKeys = {"name",      "namespace", "namespace
 const std::vector<std::string> kUsageKeys = {"available", "reason", "podsFile", "namespaces"};
 const std::vector<std::string> kFigureKeys = {"gpuEquivalents", "byClass", "byResource"};
 const std::vector<std::string> kExpectKeys = {
-    "allowed",         "outcome",      "class",           "mode",         "messageContains",
-    "warningsContain", "noWarnings",   "violations",      "noPatch",      "patched",
-    "absent",          "patchedPod",   "ignore",          "noViolations", "violationsExactly",
-    "notViolations",   "warningCount", "auditAnnotations"};
+    "allowed",         "outcome",         "class",           "mode",
+    "messageContains", "warningsContain", "noWarnings",      "violations",
+    "noPatch",         "patched",         "notPatched",      "absent",
+    "patchedPod",      "ignore",          "noViolations",    "violationsExactly",
+    "notViolations",   "warningCount",    "auditAnnotations"};
 const std::vector<std::string> kOperations = {"CREATE", "UPDATE", "DELETE", "CONNECT"};
 
 std::vector<std::string> outcomeNames() {
@@ -71,13 +73,27 @@ struct JsonArena {
   std::deque<Value> values;
 };
 
-// What `defaults` and a case may both set; unset keys fall back to the defaults.
+// What `defaults` and a case may both set; unset keys fall back to the defaults. The fixture
+// files of usage and nodes that cannot be read go with them, to fail the cases that take them.
 struct CaseSettings {
   std::optional<std::string> namespaceName, operation;
   std::optional<kube::Labels> namespaceLabels;
   std::optional<CaseUsage> usage;
   std::optional<std::vector<std::string>> nodesFiles;
+  std::vector<std::string> usageFileErrors, nodesFileErrors;
 };
+
+// Why the fixture file at `path` cannot be read; nullopt when it can.
+std::optional<std::string> unreadableFile(const std::string& path) {
+  std::error_code ec;
+  const auto status = fs::status(path, ec);
+  if (!fs::exists(status)) return "file not found: " + path;
+  if (fs::is_directory(status)) return "not a file: " + path + " is a directory";
+  if (!std::ifstream(path, std::ios::binary)) return "cannot read " + path;
+  return std::nullopt;
+}
+
+constexpr const char* kFixtureHint = "paths are relative to the case file's directory";
 
 class CaseFileParser {
  public:
@@ -92,19 +108,27 @@ class CaseFileParser {
 
  private:
   CaseSettings settings(const MapReader& m);
-  CaseUsage usage(const YAML::Node& node, const std::string& keyPath);
+  CaseUsage usage(const YAML::Node& node, const std::string& keyPath,
+                  std::vector<std::string>& fileErrors);
   engine::NamespaceUsage figures(const YAML::Node& node, const std::string& keyPath);
   TestCase testCase(const YAML::Node& node, const std::string& keyPath, const CaseSettings& base);
-  std::shared_ptr<const Value> object(const MapReader& m);
-  CaseExpect expect(const YAML::Node& node, const std::string& keyPath);
+  std::shared_ptr<const Value> object(const MapReader& m, std::vector<std::string>& fileErrors);
+  CaseExpect expect(const YAML::Node& node, const std::string& keyPath,
+                    std::vector<std::string>& fileErrors);
   void decisionExpectations(const MapReader& m, CaseExpect& e);
   void listExpectations(const MapReader& m, CaseExpect& e);
-  void patchExpectations(const MapReader& m, CaseExpect& e);
+  void patchExpectations(const MapReader& m, CaseExpect& e, std::vector<std::string>& fileErrors);
+  void pointerValues(const MapReader& m, const char* key,
+                     std::vector<std::pair<std::string, std::shared_ptr<const Value>>>& out);
   void auditExpectations(const MapReader& m, CaseExpect& e);
   void contradictions(const MapReader& m, const CaseExpect& e);
 
   std::vector<std::string> strings(const YAML::Node& node, const std::string& keyPath);
   std::vector<std::string> paths(const YAML::Node& node, const std::string& keyPath);
+  void checkFixtures(const YAML::Node& node, const std::string& keyPath,
+                     std::vector<std::string>& fileErrors);
+  std::string caseError(const YAML::Node& node, const std::string& keyPath, std::string message,
+                        std::string hint = "") const;
   std::optional<std::string> oneOf(const YAML::Node& node, const std::string& keyPath,
                                    const std::vector<std::string>& names, bool ignoreCase);
   std::string pointer(const YAML::Node& key, const std::string& keyPath);
@@ -144,6 +168,30 @@ std::vector<std::string> CaseFileParser::paths(const YAML::Node& node, const std
     reader_.error(node, keyPath, "expected a path or a list of paths");
   }
   return out;
+}
+
+// An error of the cases that use `node` rather than of the file: the same
+// "file:line:col: key.path: message (hint: ...)" line, kept out of the file's diagnostics.
+std::string CaseFileParser::caseError(const YAML::Node& node, const std::string& keyPath,
+                                      std::string message, std::string hint) const {
+  const policy::SourceLoc at = reader_.loc(node, keyPath);
+  return policy::Diagnostic{at.file,        at.line, at.column, at.keyPath, std::move(message),
+                            std::move(hint)}
+      .format();
+}
+
+// The fixture files `node` names (a path or a list of them, as paths() reads it) that cannot be
+// read, each as a case error at its own entry. Malformed entries are paths()'s to report.
+void CaseFileParser::checkFixtures(const YAML::Node& node, const std::string& keyPath,
+                                   std::vector<std::string>& fileErrors) {
+  auto check = [&](const YAML::Node& entry, const std::string& path) {
+    if (!entry.IsScalar() || entry.Scalar().empty()) return;
+    if (auto why = unreadableFile(resolve(entry.Scalar())))
+      fileErrors.push_back(caseError(entry, path, *why, kFixtureHint));
+  };
+  if (node.IsScalar()) check(node, keyPath);
+  for (std::size_t i = 0; node.IsSequence() && i < node.size(); ++i)
+    check(node[i], policy::indexPath(keyPath, i));
 }
 
 // One of `names`; a misspelt value gets the nearest name as a hint.
@@ -209,7 +257,8 @@ engine::NamespaceUsage CaseFileParser::figures(const YAML::Node& node, const std
   return nu;
 }
 
-CaseUsage CaseFileParser::usage(const YAML::Node& node, const std::string& keyPath) {
+CaseUsage CaseFileParser::usage(const YAML::Node& node, const std::string& keyPath,
+                                std::vector<std::string>& fileErrors) {
   CaseUsage u;
   u.given = true;
   const MapReader m(reader_, node, keyPath, kUsageKeys);
@@ -217,7 +266,10 @@ CaseUsage CaseFileParser::usage(const YAML::Node& node, const std::string& keyPa
   if (m.has("available"))
     u.available = reader_.boolean(m.get("available"), m.path("available")).value_or(true);
   if (m.has("reason")) u.reason = reader_.string(m.get("reason"), m.path("reason")).value_or("");
-  if (m.has("podsFile")) u.podsFiles = paths(m.get("podsFile"), m.path("podsFile"));
+  if (m.has("podsFile")) {
+    u.podsFiles = paths(m.get("podsFile"), m.path("podsFile"));
+    checkFixtures(m.get("podsFile"), m.path("podsFile"), fileErrors);
+  }
   if (m.has("namespaces"))
     forEachEntry(m.get("namespaces"), m.path("namespaces"),
                  [&](auto& ns, auto& v, auto& path) { u.namespaces[ns] = figures(v, path); });
@@ -233,8 +285,11 @@ CaseSettings CaseFileParser::settings(const MapReader& m) {
   }
   if (m.has("operation"))
     s.operation = oneOf(m.get("operation"), m.path("operation"), kOperations, false);
-  if (m.has("usage")) s.usage = usage(m.get("usage"), m.path("usage"));
-  if (m.has("nodes")) s.nodesFiles = paths(m.get("nodes"), m.path("nodes"));
+  if (m.has("usage")) s.usage = usage(m.get("usage"), m.path("usage"), s.usageFileErrors);
+  if (m.has("nodes")) {
+    s.nodesFiles = paths(m.get("nodes"), m.path("nodes"));
+    checkFixtures(m.get("nodes"), m.path("nodes"), s.nodesFileErrors);
+  }
   return s;
 }
 
@@ -283,16 +338,35 @@ std::string CaseFileParser::pointer(const YAML::Node& key, const std::string& ke
   return text;
 }
 
-void CaseFileParser::patchExpectations(const MapReader& m, CaseExpect& e) {
-  if (m.has("patched")) {
-    const YAML::Node node = m.get("patched");
-    if (reader_.expectMap(node, m.path("patched")))
-      for (auto it = node.begin(); it != node.end(); ++it) {
-        const std::string path = m.path("patched") + "[" + it->first.Scalar() + "]";
-        const std::string ptr = pointer(it->first, path);
-        if (auto v = json(it->second, path)) e.patched.emplace_back(ptr, std::move(v));
-      }
+// A mapping of JSON pointers to values, as `patched` and `notPatched` hold them.
+void CaseFileParser::pointerValues(
+    const MapReader& m, const char* key,
+    std::vector<std::pair<std::string, std::shared_ptr<const Value>>>& out) {
+  if (!m.has(key)) return;
+  const YAML::Node node = m.get(key);
+  if (!reader_.expectMap(node, m.path(key))) return;
+  for (auto it = node.begin(); it != node.end(); ++it) {
+    const std::string path = m.path(key) + "[" + it->first.Scalar() + "]";
+    const std::string ptr = pointer(it->first, path);
+    if (auto v = json(it->second, path)) out.emplace_back(ptr, std::move(v));
   }
+}
+
+void CaseFileParser::patchExpectations(const MapReader& m, CaseExpect& e,
+                                       std::vector<std::string>& fileErrors) {
+  pointerValues(m, "patched", e.patched);
+  pointerValues(m, "notPatched", e.notPatched);
+  // A value both required and refused at one pointer is the author's mistake.
+  for (const auto& [ptr, unwanted] : e.notPatched)
+    for (const auto& [wantedPtr, wanted] : e.patched)
+      if (ptr == wantedPtr && *unwanted == *wanted) {
+        const YAML::Node entries = m.get("notPatched");
+        for (auto it = entries.begin(); it != entries.end(); ++it)
+          if (it->first.Scalar() == ptr)
+            reader_.error(it->first, m.path("notPatched") + "[" + ptr + "]",
+                          "contradicts patched, which expects this value at " + ptr,
+                          "give one of them");
+      }
   auto pointers = [&](const char* key, std::vector<std::string>& out) {
     if (!m.has(key)) return;
     const YAML::Node node = m.get(key);
@@ -304,8 +378,10 @@ void CaseFileParser::patchExpectations(const MapReader& m, CaseExpect& e) {
   pointers("absent", e.absent);
   pointers("ignore", e.ignore);
   if (m.has("patchedPod"))
-    if (auto p = reader_.name(m.get("patchedPod"), m.path("patchedPod")))
+    if (auto p = reader_.name(m.get("patchedPod"), m.path("patchedPod"))) {
       e.patchedPodFile = resolve(*p);
+      checkFixtures(m.get("patchedPod"), m.path("patchedPod"), fileErrors);
+    }
 }
 
 void CaseFileParser::auditExpectations(const MapReader& m, CaseExpect& e) {
@@ -329,20 +405,23 @@ void CaseFileParser::contradictions(const MapReader& m, const CaseExpect& e) {
                   "give one of them");
 }
 
-CaseExpect CaseFileParser::expect(const YAML::Node& node, const std::string& keyPath) {
+CaseExpect CaseFileParser::expect(const YAML::Node& node, const std::string& keyPath,
+                                  std::vector<std::string>& fileErrors) {
   CaseExpect e;
   const MapReader m(reader_, node, keyPath, kExpectKeys);
   if (!m.valid()) return e;
   listExpectations(m, e);  // before decisionExpectations, which checks noViolations against it
   decisionExpectations(m, e);
-  patchExpectations(m, e);
+  patchExpectations(m, e, fileErrors);
   auditExpectations(m, e);
   contradictions(m, e);
   return e;
 }
 
-// The object under review: inline (`pod`) or read from `podFile`.
-std::shared_ptr<const Value> CaseFileParser::object(const MapReader& m) {
+// The object under review: inline (`pod`) or read from `podFile`. A podFile that cannot be read
+// or parsed is an error of the case (`fileErrors`), not of the file.
+std::shared_ptr<const Value> CaseFileParser::object(const MapReader& m,
+                                                    std::vector<std::string>& fileErrors) {
   if (m.has("pod") == m.has("podFile")) {
     reader_.error(m.node(), m.path(), "give exactly one of pod (inline) or podFile");
     return nullptr;
@@ -352,10 +431,13 @@ std::shared_ptr<const Value> CaseFileParser::object(const MapReader& m) {
                                                           : nullptr;
   const auto file = reader_.name(m.get("podFile"), m.path("podFile"));
   if (!file) return nullptr;
+  const std::size_t before = fileErrors.size();
+  checkFixtures(m.get("podFile"), m.path("podFile"), fileErrors);
+  if (fileErrors.size() != before) return nullptr;
   try {
     return std::make_shared<const rapidjson::Document>(readDocumentFile(resolve(*file)));
   } catch (const InputError& e) {
-    reader_.error(m.get("podFile"), m.path("podFile"), e.what());
+    fileErrors.push_back(caseError(m.get("podFile"), m.path("podFile"), e.what()));
     return nullptr;
   }
 }
@@ -373,8 +455,13 @@ TestCase CaseFileParser::testCase(const YAML::Node& node, const std::string& key
   c.operation = own.operation.value_or(base.operation.value_or("CREATE"));
   c.usage = own.usage.value_or(base.usage.value_or(CaseUsage{}));
   c.nodesFiles = own.nodesFiles.value_or(base.nodesFiles.value_or(std::vector<std::string>{}));
-  c.object = object(m);
-  if (m.require("expect")) c.expect = expect(m.get("expect"), m.path("expect"));
+  // The unreadable files of usage and nodes go with the setting the case takes (its own or the
+  // defaults'), then those of podFile and patchedPod.
+  for (const auto* errors : {own.usage ? &own.usageFileErrors : &base.usageFileErrors,
+                             own.nodesFiles ? &own.nodesFileErrors : &base.nodesFileErrors})
+    c.fixtureErrors.insert(c.fixtureErrors.end(), errors->begin(), errors->end());
+  c.object = object(m, c.fixtureErrors);
+  if (m.require("expect")) c.expect = expect(m.get("expect"), m.path("expect"), c.fixtureErrors);
   return c;
 }
 

@@ -22,7 +22,9 @@ struct CaseFileResult {
 };
 
 // Parses the text of the case file at `path`; relative paths in it (policies, podFile, usage
-// and nodes files, patchedPod) resolve against its directory, and podFiles are read.
+// and nodes files, patchedPod) resolve against its directory, and podFiles are read. A fixture
+// file that cannot be read (or a podFile that does not parse) is no error of the file: it goes
+// to TestCase::fixtureErrors of each case that names it, so only those cases fail.
 CaseFileResult parseCaseFile(std::string_view text, const std::string& path);
 
 // Reads `path` and parses it. A file that cannot be read is one error naming it.

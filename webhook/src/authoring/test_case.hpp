@@ -40,6 +40,8 @@ struct CaseExpect {
   bool noPatch = false;
   // JSON pointer -> expected value in the patched object.
   std::vector<std::pair<std::string, std::shared_ptr<const rapidjson::Value>>> patched;
+  // JSON pointer -> a value the patched object must not hold there (a missing pointer passes).
+  std::vector<std::pair<std::string, std::shared_ptr<const rapidjson::Value>>> notPatched;
   std::vector<std::string> absent;            // JSON pointers that must not exist after the patch
   std::optional<std::string> patchedPodFile;  // resolved path of the whole expected object
   // JSON pointers left out of the patchedPod comparison (e.g. the policy revision annotation,
@@ -61,8 +63,13 @@ struct TestCase {
   std::vector<std::string> nodesFiles;
   // The object to review. Values share the ownership of the JSON they were read into, so a case
   // outlives its CaseFile.
-  std::shared_ptr<const rapidjson::Value> object;
+  std::shared_ptr<const rapidjson::Value> object;  // null when fixtureErrors says why
   CaseExpect expect;
+  // The fixture files of this case that cannot be used (podFile, usage.podsFile, nodes,
+  // patchedPod: missing, not a file, or a podFile that does not parse), each a whole line
+  // "file:line:col: key.path: message". The case fails with them and is not reviewed; the other
+  // cases of its file still run.
+  std::vector<std::string> fixtureErrors;
 };
 
 struct CaseFile {

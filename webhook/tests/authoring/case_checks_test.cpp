@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "authoring/review_roundtrip.hpp"
 #include "authoring_test_support.hpp"
 
 namespace gpua::authoring {
@@ -98,6 +99,37 @@ TEST_F(CaseChecksTest, PatchedValueMismatchCarriesADiff) {
   EXPECT_EQ(failures[1].message, "/spec/nope: expected 1, missing in the patched object");
 }
 
+// `notPatched`: a value the patched object must not hold; another value or no value passes.
+TEST_F(CaseChecksTest, NotPatchedValuesMustNotBeThere) {
+  TestCase c = caseFor(trainingPod());
+  c.expect.notPatched = {{"/spec/priorityClassName", value(R"("gpu-inference")")},
+                         {"/spec/priority", value("0")},
+                         {"/metadata/labels", value("{}")}};
+  EXPECT_TRUE(check(c).empty()) << ::testing::PrintToString(check(c));
+  c.expect.notPatched = {
+      {"/spec/priorityClassName", value(R"("gpu-training")")},
+      {"/metadata/labels", value(R"({"training.kubeflow.org/job-name": "mnist"})")}};
+  EXPECT_EQ(check(c), (std::vector<std::string>{
+                          "/spec/priorityClassName: expected anything but \"gpu-training\", got it",
+                          "/metadata/labels: expected anything but "
+                          "{\"training.kubeflow.org/job-name\":\"mnist\"}, got it"}));
+  c.expect.notPatched = {{"nope", value("1")}};
+  EXPECT_EQ(check(c), std::vector<std::string>{"expect.notPatched: invalid JSON pointer \"nope\""});
+}
+
+// A case whose fixture files are missing fails with the parser's errors and is not reviewed.
+TEST_F(CaseChecksTest, FixtureErrorsFailTheCaseUnreviewed) {
+  TestCase c = caseFor(trainingPod());
+  c.usage.given = true;
+  c.usage.podsFiles = {"gone.json"};
+  c.fixtureErrors = {"cases.yaml:3:4: cases[0].usage.podsFile: file not found: gone.json"};
+  EXPECT_EQ(check(c), c.fixtureErrors);
+  EXPECT_TRUE(files_.usageCalls.empty());
+  c.fixtureErrors.clear();
+  c.object = nullptr;
+  EXPECT_EQ(check(c), std::vector<std::string>{"no object to review"});
+}
+
 TEST_F(CaseChecksTest, InvalidPointersFailBeforeTheReview) {
   TestCase c = caseFor(trainingPod());
   c.expect.absent = {"no-slash"};
@@ -137,6 +169,40 @@ TEST_F(CaseChecksTest, CaseNamespaceThatDisagreesIsNamedAsTheCasesNamespace) {
   ASSERT_EQ(got.size(), 1u);
   EXPECT_NE(got[0].find("does not match the case's namespace \"team-b\""), std::string::npos)
       << got[0];
+}
+
+// `ignore` that empties a map drops the map on both sides, as the API server drops empty maps:
+// an expected object written without annotations matches a patched one whose only annotations
+// are ignored. A map that was empty before the ignore is still compared.
+TEST_F(CaseChecksTest, IgnoreThatEmptiesAMapDropsIt) {
+  TestCase c = caseFor(trainingPod());
+  const ReviewReport report =
+      runReview({.object = c.object.get(), .namespaceName = "", .namespaceOrigin = "x"}, *policy_,
+                emptyUsage());
+  ASSERT_TRUE(report.patched.HasMember("metadata"));
+  // The webhook's own annotations, the pod's only ones: ignore them all.
+  const auto& annotations = report.patched["metadata"]["annotations"];
+  ASSERT_EQ(toJson(annotations, false).rfind(R"({"gpu-admission.io/class":"training",)", 0), 0u);
+  ASSERT_EQ(annotations.MemberCount(), 2u);
+  ASSERT_TRUE(annotations.HasMember("gpu-admission.io/policy"));
+
+  rapidjson::Document expected;
+  expected.CopyFrom(report.patched, expected.GetAllocator());
+  expected["metadata"].RemoveMember("annotations");
+  testing::ScratchDir dir;
+  c.expect.patchedPodFile = dir.write("expected.json", toJson(expected, true));
+  c.expect.ignore = {"/metadata/annotations/gpu-admission.io~1class",
+                     "/metadata/annotations/gpu-admission.io~1policy"};
+  EXPECT_TRUE(check(c).empty()) << ::testing::PrintToString(check(c));
+
+  // Written as `annotations: {}`, the expected map was not emptied by the ignore: it differs.
+  expected["metadata"].AddMember("annotations", rapidjson::Value(rapidjson::kObjectType),
+                                 expected.GetAllocator());
+  c.expect.patchedPodFile = dir.write("expected.json", toJson(expected, true));
+  const auto failures = checkCase(c, *policy_, files_);
+  ASSERT_EQ(failures.size(), 1u) << failures[0].message;
+  EXPECT_EQ(failures[0].diff,
+            std::vector<std::string>{"/metadata/annotations: expected {}, missing"});
 }
 
 // Usage from the case reaches the quota check: team-a's budget is 12 GPU-equivalents.

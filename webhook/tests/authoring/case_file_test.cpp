@@ -188,30 +188,87 @@ TEST_F(CaseFileTest, EveryProblemOfTheFileAtOnceInFileOrder) {
   pod: {}
   expect: {}
 )");
-  ASSERT_EQ(errors.size(), 8u) << ::testing::PrintToString(errors);
+  // The missing podFile is no error of the file: it fails its case (see the next test).
+  ASSERT_EQ(errors.size(), 7u) << ::testing::PrintToString(errors);
   EXPECT_EQ(errors[0],
             "t/cases.yaml:4:21: cases[0].expect.allowed: expected true or false, got \"yes\"");
   EXPECT_EQ(errors[1],
             "t/cases.yaml:4:40: cases[0].expect.warningCount: must be at least 0, got -1");
-  EXPECT_EQ(errors[2].rfind("t/cases.yaml:6:12: cases[1].podFile: ", 0), 0u) << errors[2];
-  EXPECT_NE(errors[2].find("nope.json: cannot open file"), std::string::npos) << errors[2];
-  EXPECT_EQ(errors[3],
+  EXPECT_EQ(errors[2],
             "t/cases.yaml:7:22: cases[1].expect.patched[spec/x]: \"spec/x\" is not a JSON pointer "
             "(hint: start it with '/')");
-  EXPECT_EQ(errors[4],
+  EXPECT_EQ(errors[3],
             "t/cases.yaml:7:43: cases[1].expect.absent[0]: \"/a~2\" is not a valid JSON pointer "
             "(hint: write '~' as ~0 and '/' inside a key as ~1)");
-  EXPECT_EQ(errors[5].rfind("t/cases.yaml:8:9: cases[2].name: duplicate case name 'one' (hint: "
+  EXPECT_EQ(errors[4].rfind("t/cases.yaml:8:9: cases[2].name: duplicate case name 'one' (hint: "
                             "first used at ",
                             0),
             0u)
-      << errors[5];
-  EXPECT_EQ(errors[6],
+      << errors[4];
+  EXPECT_EQ(errors[5],
             "t/cases.yaml:9:62: cases[2].usage.namespaces.a.gpuEquivalents: expected a number, "
             "got string \"3\" (hint: remove the quotes)");
-  EXPECT_EQ(errors[7],
+  EXPECT_EQ(errors[6],
             "t/cases.yaml:9:83: cases[2].usage.namespaces.a.byResource.x: expected an integer, "
             "got \"1.5\"");
+}
+
+// Fixture files that cannot be used are errors of the cases that name them, located like the
+// file's errors: the file loads, and the runner fails those cases only.
+TEST_F(CaseFileTest, UnusableFixturesAreErrorsOfTheirCases) {
+  dir_.write("t/pods/bad.json", "{\"kind\": \"Pod\",}");
+  std::filesystem::create_directories(at("t/nodes"));
+  const auto cf = load(R"(defaults: {usage: {podsFile: usage/gone.json}}
+cases:
+- {name: gone, podFile: pods/gone.json, expect: {}}
+- {name: bad, usage: {}, podFile: pods/bad.json, expect: {}}
+- {name: dir, usage: {}, nodes: [nodes], pod: {}, expect: {patchedPod: gone.yaml}}
+)");
+  ASSERT_EQ(cf.cases.size(), 3u);
+  const std::string t = at("t");
+  const std::string hint = " (hint: paths are relative to the case file's directory)";
+  EXPECT_EQ(
+      cf.cases[0].fixtureErrors,
+      (std::vector<std::string>{t + "/cases.yaml:1:30: defaults.usage.podsFile: file not found: " +
+                                    t + "/usage/gone.json" + hint,
+                                t + "/cases.yaml:3:25: cases[0].podFile: file not found: " + t +
+                                    "/pods/gone.json" + hint}));
+  EXPECT_FALSE(cf.cases[0].object);
+  ASSERT_EQ(cf.cases[1].fixtureErrors.size(), 1u);
+  EXPECT_EQ(cf.cases[1].fixtureErrors[0].rfind(
+                t + "/cases.yaml:4:35: cases[1].podFile: " + t + "/pods/bad.json:1:", 0),
+            0u)
+      << cf.cases[1].fixtureErrors[0];
+  EXPECT_EQ(cf.cases[2].fixtureErrors,
+            (std::vector<std::string>{
+                t + "/cases.yaml:5:34: cases[2].nodes[0]: not a file: " + t +
+                    "/nodes is a directory" + hint,
+                t + "/cases.yaml:5:72: cases[2].expect.patchedPod: file not found: " + t +
+                    "/gone.yaml" + hint}));
+}
+
+// `notPatched` (pointer -> a value the patched object must not hold) is read like `patched`:
+// did you mean for the key, file:line:col for a bad pointer or value, and a value that `patched`
+// requires at the same pointer is a contradiction.
+TEST_F(CaseFileTest, NotPatchedIsReadLikePatched) {
+  EXPECT_TRUE(errorsOf("cases:\n- {name: a, pod: {}, expect: {noPatch: true, notPatched: "
+                       "{/spec/priorityClassName: gpu-training, /metadata/labels: {a: '1'}}}}\n")
+                  .empty());
+  EXPECT_EQ(errorOf("cases:\n- {name: a, pod: {}, expect: {notPached: {/a: 1}}}\n"),
+            "t/cases.yaml:2:31: cases[0].expect.notPached: unknown key 'notPached' (hint: did you "
+            "mean 'notPatched'?)");
+  EXPECT_EQ(errorOf("cases:\n- {name: a, pod: {}, expect: {notPatched: {spec/x: 1}}}\n"),
+            "t/cases.yaml:2:44: cases[0].expect.notPatched[spec/x]: \"spec/x\" is not a JSON "
+            "pointer (hint: start it with '/')");
+  EXPECT_EQ(errorOf("cases:\n- {name: a, pod: {}, expect: {notPatched: {/a~2: 1}}}\n"),
+            "t/cases.yaml:2:44: cases[0].expect.notPatched[/a~2]: \"/a~2\" is not a valid JSON "
+            "pointer (hint: write '~' as ~0 and '/' inside a key as ~1)");
+  EXPECT_EQ(errorOf("cases:\n- {name: a, pod: {}, expect: {notPatched: {/a: {b: 1, b: 2}}}}\n"),
+            "t/cases.yaml:2:55: cases[0].expect.notPatched[/a]: duplicate key \"b\"");
+  EXPECT_EQ(errorOf("cases:\n- {name: a, pod: {}, expect: {patched: {/a: [1]}, notPatched: {/b: "
+                    "1, /a: [1]}}}\n"),
+            "t/cases.yaml:2:71: cases[0].expect.notPatched[/a]: contradicts patched, which expects "
+            "this value at /a (hint: give one of them)");
 }
 
 TEST_F(CaseFileTest, StructuralErrors) {

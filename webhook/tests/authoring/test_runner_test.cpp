@@ -109,6 +109,74 @@ TEST_F(TestRunnerTest, EveryErrorOfAFileIsReportedAndTheFileCountsOnce) {
                        "'class'?)"}));
 }
 
+// A fixture file a case names that is not there fails that case only, at the key that names it;
+// the other cases of the file still run (a case file error would fail them all).
+TEST_F(TestRunnerTest, AMissingFixtureFailsThatCaseOnly) {
+  dir_.write("tests/cases.yaml", R"(cases:
+- name: before
+  podFile: pods/worker.json
+  expect: {allowed: true}
+- name: no pod
+  podFile: pods/gone.json
+  expect: {allowed: true}
+- name: no usage
+  usage: {podsFile: [pods/worker.json, usage/gone.json]}
+  nodes: nodes/gone.json
+  podFile: pods/worker.json
+  expect: {allowed: true}
+- name: no expected object
+  podFile: pods/worker.json
+  expect: {patchedPod: expected/gone.yaml}
+- name: after
+  podFile: pods/worker.json
+  expect: {class: training}
+)");
+  const auto tally = run(suite({at("tests")}));
+  EXPECT_EQ(tally.passed, 2);
+  EXPECT_EQ(tally.failed, 3);
+  EXPECT_EQ(recorder_.passed, (std::vector<std::string>{at("tests/cases.yaml") + ":before",
+                                                        at("tests/cases.yaml") + ":after"}));
+  const std::string file = at("tests/cases.yaml");
+  const std::string hint = " (hint: paths are relative to the case file's directory)";
+  EXPECT_EQ(
+      recorder_.lines,
+      (std::vector<std::string>{
+          file + ":no pod: " + file +
+              ":6:12: cases[1].podFile: file not found: " + at("tests/pods/gone.json") + hint,
+          file + ":no usage: " + file + ":9:40: cases[2].usage.podsFile[1]: file not found: " +
+              at("tests/usage/gone.json") + hint,
+          file + ":no usage: " + file +
+              ":10:10: cases[2].nodes: file not found: " + at("tests/nodes/gone.json") + hint,
+          file + ":no expected object: " + file +
+              ":15:24: cases[3].expect.patchedPod: file not found: " +
+              at("tests/expected/gone.yaml") + hint}));
+  EXPECT_TRUE(files_.usageCalls.empty());  // the case with a missing usage file is not reviewed
+}
+
+// A missing file named in `defaults` fails the cases that take it, not those that set their own.
+TEST_F(TestRunnerTest, AMissingDefaultFixtureFailsTheCasesThatUseIt) {
+  dir_.write("tests/cases.yaml", R"(defaults:
+  usage: {podsFile: usage/gone.json}
+cases:
+- name: inherits
+  podFile: pods/worker.json
+  expect: {allowed: true}
+- name: own usage
+  usage: {available: false}
+  podFile: pods/worker.json
+  expect: {allowed: true}
+)");
+  const auto tally = run(suite({at("tests")}));
+  EXPECT_EQ(tally.passed, 1);
+  EXPECT_EQ(tally.failed, 1);
+  const std::string file = at("tests/cases.yaml");
+  EXPECT_EQ(recorder_.lines,
+            std::vector<std::string>{
+                file + ":inherits: " + file +
+                ":2:21: defaults.usage.podsFile: file not found: " + at("tests/usage/gone.json") +
+                " (hint: paths are relative to the case file's directory)"});
+}
+
 TEST_F(TestRunnerTest, ACaseFilesOwnPolicyThatDoesNotLoadFailsThatFile) {
   dir_.write("tests/broken/policy.yaml", "apiVersion: gpu-admission.io/v1\nkind: GpuPolicy\n");
   dir_.write("tests/a.yaml", std::string("policies: broken\n") + kCases);

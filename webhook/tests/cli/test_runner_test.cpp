@@ -172,6 +172,83 @@ TEST_F(TestRunnerTest, CaseNamespaceDefaultsToTheObjectsNamespace) {
   EXPECT_EQ(lastLine(r.out), "1 passed, 1 failed");
 }
 
+// A fixture file that is not there fails the case that names it, with the place and key that
+// name it; the file's other cases still run and count.
+TEST_F(TestRunnerTest, AMissingFixtureFailsThatCaseOnly) {
+  dir_.write("policy-tests/pods/worker.json", kKubeflowWorkerPod);
+  dir_.write("policy-tests/cases.yaml", R"(cases:
+- name: runs
+  podFile: pods/worker.json
+  expect: {allowed: true, class: training}
+- name: no pod
+  podFile: pods/gone.json
+  expect: {allowed: true}
+- name: no usage
+  usage: {podsFile: usage/gone.json}
+  podFile: pods/worker.json
+  expect: {allowed: true}
+- name: runs too
+  podFile: pods/worker.json
+  expect: {class: training}
+- name: usage that does not parse
+  usage: {podsFile: usage/bad.json}
+  podFile: pods/worker.json
+  expect: {allowed: true}
+)");
+  dir_.write("policy-tests/usage/bad.json", "{");
+  const auto r = runCli({"test", "policy-tests", "-v"}, dir_.path());
+  EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
+  const std::string hint = " (hint: paths are relative to the case file's directory)";
+  EXPECT_NE(r.out.find("FAIL policy-tests/cases.yaml:no pod: policy-tests/cases.yaml:6:12: "
+                       "cases[1].podFile: file not found: policy-tests/pods/gone.json" +
+                       hint + "\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("FAIL policy-tests/cases.yaml:no usage: policy-tests/cases.yaml:9:21: "
+                       "cases[2].usage.podsFile: file not found: policy-tests/usage/gone.json" +
+                       hint + "\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("ok   policy-tests/cases.yaml:runs too\n"), std::string::npos) << r.out;
+  // One that is there but does not parse names the key too, and the file's own place in it.
+  EXPECT_NE(r.out.find("FAIL policy-tests/cases.yaml:usage that does not parse: usage.podsFile: "
+                       "policy-tests/usage/bad.json: invalid JSON"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(lastLine(r.out), "2 passed, 3 failed");
+}
+
+// `notPatched`: the patched object must not hold the value at the pointer; a pointer that is
+// missing, or holds another value, passes.
+TEST_F(TestRunnerTest, NotPatchedFailsWhenThePatchedObjectHoldsTheValue) {
+  dir_.write("policy-tests/pods/worker.json", kKubeflowWorkerPod);
+  dir_.write("policy-tests/cases.yaml", R"(defaults: {namespace: team-a}
+cases:
+- name: other values and missing pointers pass
+  podFile: pods/worker.json
+  expect:
+    notPatched:
+      /spec/priorityClassName: gpu-inference
+      /spec/priority: 0
+      /spec/tolerations: [{key: nvidia.com/gpu, operator: Exists}]
+- name: the value is there
+  podFile: pods/worker.json
+  expect:
+    notPatched:
+      /spec/priorityClassName: gpu-training
+      /spec/tolerations/0/key: nvidia.com/gpu
+)");
+  const auto r = runCli({"test", "policy-tests"}, dir_.path());
+  EXPECT_EQ(r.exitCode, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("FAIL policy-tests/cases.yaml:the value is there: /spec/priorityClassName: "
+                       "expected anything but \"gpu-training\", got it\n"
+                       "FAIL policy-tests/cases.yaml:the value is there: /spec/tolerations/0/key: "
+                       "expected anything but \"nvidia.com/gpu\", got it\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_EQ(lastLine(r.out), "1 passed, 1 failed");
+}
+
 // When every case file names its own `policies:`, the runner needs no ../policies.
 TEST_F(TestRunnerTest, CaseFilesWithTheirOwnPoliciesNeedNoDefaultPolicy) {
   ScratchDir bare;  // no policies/ directory anywhere
