@@ -168,12 +168,11 @@ class Checker {
 };
 
 void checkPointers(const TestCase& c, std::vector<CheckFailure>& out) {
-  for (const auto& [ptr, v] : c.expect.patched)
-    if (!rapidjson::Pointer(ptr.c_str()).IsValid())
-      out.push_back({"expect.patched: invalid JSON pointer " + quoted(ptr), {}});
-  for (const auto& [ptr, v] : c.expect.notPatched)
-    if (!rapidjson::Pointer(ptr.c_str()).IsValid())
-      out.push_back({"expect.notPatched: invalid JSON pointer " + quoted(ptr), {}});
+  for (const auto& [key, values] :
+       {std::pair{"patched", &c.expect.patched}, std::pair{"notPatched", &c.expect.notPatched}})
+    for (const auto& [ptr, v] : *values)
+      if (!rapidjson::Pointer(ptr.c_str()).IsValid())
+        out.push_back({std::string("expect.") + key + ": invalid JSON pointer " + quoted(ptr), {}});
   for (const auto* list : {&c.expect.absent, &c.expect.ignore})
     for (const auto& ptr : *list)
       if (!rapidjson::Pointer(ptr.c_str()).IsValid())

@@ -57,6 +57,10 @@ void resolveClassContainers(Draft& draft, Diagnostics& errors);
 // `appliesTo`: gpuPods, placedPods or classPods (container_rules.hpp).
 std::optional<RuleScope> parseRuleScope(YamlReader& r, const YAML::Node& node,
                                         const std::string& path);
+// `appliesTo: gpuPods` written at `node` on a class whose GPUs are forbidden judges no pod: an
+// error, whose hint ends with `hint`.
+void refuseGpuPodScopeWithoutGpus(YamlReader& r, const YAML::Node& node, const std::string& path,
+                                  const std::string& hint);
 
 // Shared pieces.
 // A non-empty list of image patterns: exact references, or prefixes ending in '*'.

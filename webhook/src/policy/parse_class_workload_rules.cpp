@@ -56,9 +56,7 @@ void checkGpuLessContainers(YamlReader& r, const MapReader& m, const ContainerRu
               std::string(key) + " needs GPUs, but gpus.request is forbidden",
               "remove it, or let the class take GPUs (gpus.request: optional)");
   if (c.appliesTo == RuleScope::GpuPods)
-    r.error(node["appliesTo"], path + ".appliesTo",
-            "appliesTo: gpuPods judges no pod of a class whose gpus.request is forbidden",
-            "remove appliesTo (the class's pods are judged)");
+    refuseGpuPodScopeWithoutGpus(r, node["appliesTo"], path + ".appliesTo", "");
 }
 
 }  // namespace

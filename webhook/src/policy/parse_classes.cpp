@@ -88,9 +88,8 @@ void checkClass(YamlReader& r, const MapReader& m, const WorkloadClass& c,
     r.error(at, requestPath, "a class that takes GPUs needs pools",
             "list the pools its pods run on, or set gpus.request: forbidden");
   if (forbidden && c.appliesTo == RuleScope::GpuPods)
-    r.error(m.get("appliesTo"), m.path("appliesTo"),
-            "appliesTo: gpuPods judges no pod of a class whose gpus.request is forbidden",
-            "remove appliesTo (the class's pods are judged), or let the class take GPUs");
+    refuseGpuPodScopeWithoutGpus(r, m.get("appliesTo"), m.path("appliesTo"),
+                                 ", or let the class take GPUs");
   if (forbidden && (c.gpus.maxPerPod || c.gpus.maxPerContainer || c.gpus.migProfile))
     r.error(m.get("gpus"), m.path("gpus"),
             "maxPerPod, maxPerContainer and migProfile need GPUs, but gpus.request is forbidden");

@@ -150,6 +150,12 @@ std::optional<RuleScope> parseRuleScope(YamlReader& r, const YAML::Node& node,
                                    {"classPods", RuleScope::ClassPods}});
 }
 
+void refuseGpuPodScopeWithoutGpus(YamlReader& r, const YAML::Node& node, const std::string& path,
+                                  const std::string& hint) {
+  r.error(node, path, "appliesTo: gpuPods judges no pod of a class whose gpus.request is forbidden",
+          "remove appliesTo (the class's pods are judged)" + hint);
+}
+
 ContainerRulesOverrides parseContainerRules(YamlReader& r, const YAML::Node& node,
                                             const std::string& path) {
   ContainerRulesOverrides c;
