@@ -104,6 +104,17 @@ std::string unclassifiedMessage(const PodView& pod, const PodGpu& gpu, const Sco
          ", or ask the platform team which class fits";
 }
 
+// The placement guards, with the pools the pod's class writes or requires for it (none for a
+// pod no class places).
+void guardPlacement(const PodView& pod, const PodGpu& gpu, const policy::WorkloadClass* cls,
+                    const policy::PolicySet& policy, std::vector<Violation>& out) {
+  if (!policy.fieldGuards.guardsPlacement()) return;
+  std::vector<const policy::Pool*> pools;
+  if (cls != nullptr && gpu.hasGpu) pools = poolsOf(*cls, policy);
+  if (cls != nullptr && !gpu.hasGpu && placesCpuPods(*cls)) pools = cpuPoolsOf(*cls, policy);
+  checkPlacementGuards(pod, pools, policy, out);
+}
+
 // Classification, skip rules and validation shared by pods and pod templates.
 Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
                     std::vector<Violation>& violations) {
@@ -123,6 +134,8 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
   Classification c = classify(in, s.policy);
   if (c.cls == nullptr && gpu.hasGpu) {
     using Action = policy::UnclassifiedGpuPods::Action;
+    if (s.policy.unclassifiedGpuPods.action != Action::AssignClass)
+      guardPlacement(pod, gpu, nullptr, s.policy, violations);
     switch (s.policy.unclassifiedGpuPods.action) {
       case Action::Deny:
         ev.outcome = Outcome::Unclassified;
@@ -140,6 +153,7 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
         break;
     }
   }
+  guardPlacement(pod, gpu, c.cls, s.policy, violations);
   if (c.cls == nullptr) {
     ev.outcome = Outcome::NoGpu;
     ev.reason += "no GPU request and no class matched";
@@ -192,11 +206,14 @@ void mutate(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& e
   // never steered onto GPU nodes (see gpu-pool-without-request). A class that places its CPU
   // pods (forbidden GPUs, or cpuPools) gives them the CPU pools' placement and its priority.
   // An effect in require mode is checked in validation and never written here.
+  using policy::EffectMode;
+  // Container defaults follow the containers rules' scope, GPU or not, like their validation.
+  const bool defaults = ev.cls->effects.resourceRequests == EffectMode::Mutate &&
+                        inRuleScope(ev.cls->containers.appliesTo, *ev.cls, gpu);
   if (gpu.hasGpu) {
-    using policy::EffectMode;
     const policy::Effects& fx = ev.cls->effects;
     if (fx.resourceName == EffectMode::Mutate) mutateResources(ctx, out);
-    if (fx.resourceRequests == EffectMode::Mutate) mutateResourceRequests(ctx, out);
+    if (defaults) mutateResourceRequests(ctx, out);
     // A pod admitted despite a placement conflict (warn, audit) keeps its own placement:
     // ANDing the pool in would make every term unsatisfiable, a pod that can never schedule.
     if (fx.nodePlacement == EffectMode::Mutate && !ev.placementConflict) mutatePlacement(ctx, out);
@@ -205,10 +222,14 @@ void mutate(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& e
     if (fx.runtimeClass == EffectMode::Mutate) mutateRuntimeClass(ctx, out);
     mutateDeadline(ctx, out);
     mutateSidecarEnv(ctx, out);
-  } else if (placesCpuPods(*ev.cls)) {
+  } else if (defaults) {
+    mutateResourceRequests(ctx, out);
+  }
+  if (!gpu.hasGpu && placesCpuPods(*ev.cls)) {
     mutatePlacement(ctx, out);
     mutateTolerations(ctx, out);
     mutatePriority(ctx, out);
+    mutateRuntimeClass(ctx, out);
   }
   mutateAnnotations(ctx, out);
 }

@@ -67,6 +67,9 @@ void refuseGpuPodScopeWithoutGpus(YamlReader& r, const YAML::Node& node, const s
 std::vector<std::string> parseImagePatterns(YamlReader& r, const YAML::Node& node,
                                             const std::string& path);
 // A namespace selector: either a list of names, or {names, matchLabels, matchExpressions}.
+// requiredLabels: keys (any value) or {key, values}.
+std::vector<RequiredLabel> parseRequiredLabels(YamlReader& r, const YAML::Node& node,
+                                               const std::string& path);
 std::optional<NamespaceSelector> parseNamespaceSelector(YamlReader& r, const YAML::Node& node,
                                                         const std::string& path);
 kube::LabelSelector parseLabelSelector(YamlReader& r, const MapReader& map);

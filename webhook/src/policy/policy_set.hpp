@@ -166,8 +166,9 @@ struct WorkloadClass {
   // any (in mutate mode); in require mode only the pools' class and these.
   std::vector<std::string> allowedRuntimeClasses;
   bool requirePriorityClass = false;  // a pod in scope must end up with a priority class
-  // The pods requirePriorityClass, allowedPriorityClasses and allowedRuntimeClasses judge, and
-  // the default scope of the class's containers rules.
+  std::vector<RequiredLabel> requiredLabels;  // a pod in scope must carry these labels
+  // The pods requirePriorityClass, requiredLabels, allowedPriorityClasses and allowedRuntimeClasses
+  // judge, and the default scope of the class's containers rules.
   RuleScope appliesTo = RuleScope::PlacedPods;
   // Resolved by the loader: the class's `effects`, written per effect, over spec.effects.
   Effects effects;
@@ -236,11 +237,13 @@ struct TemplateKind {
   std::map<std::string, std::map<std::string, std::string>> podLabelsByPath;
 };
 
-// Pods exempt from some rules (or from the whole policy) by their container images: the pod is
-// exempt when every container and init container runs an image matching one of `images`.
+// Pods exempt from some rules (or from the whole policy) by their container images, their
+// namespace, or both: the pod is exempt when it is in `namespaces` and every container and init
+// container runs an image matching one of `images`.
 struct RuleExemption {
   std::vector<std::string> rules;   // violation rule ids; empty = every rule (the whole policy)
-  std::vector<std::string> images;  // image patterns (engine/pod/image_match.hpp), never empty
+  std::vector<std::string> images;  // image patterns (engine/pod/image_match.hpp); empty = any
+                                    // images (then `namespaces` is set)
   std::optional<NamespaceSelector> namespaces;  // absent = every namespace
 };
 
@@ -253,6 +256,7 @@ struct NamespaceRule {
   std::vector<std::string> priorityClassNames;  // empty = no restriction
   std::vector<std::string> runtimeClassNames;   // empty = no restriction
   bool requirePriorityClass = false;
+  std::vector<RequiredLabel> requiredLabels;
 };
 
 // When live usage is unavailable (API server unreachable, not synced yet).

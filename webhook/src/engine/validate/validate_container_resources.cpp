@@ -1,8 +1,9 @@
 // The class's `containers` rules on the pods of its `appliesTo` (container-resources-missing,
 // qos-not-guaranteed, qos-best-effort, resources-per-gpu-exceeded, limit-request-ratio-exceeded,
-// required-env-missing). Quantities are compared exactly, with Kubernetes' semantics: "500m" is
-// "0.5", "1Gi" is "1073741824". The pod is judged as it will be admitted: requests the
-// apiserver defaults from limits, and the class's per-GPU defaults when it writes them.
+// container-resources-exceeded, required-env-missing). Quantities are compared exactly, with
+// Kubernetes' semantics: "500m" is "0.5", "1Gi" is "1073741824". The pod is judged as it will be
+// admitted: requests the apiserver defaults from limits, and the class's per-GPU defaults when it
+// writes them.
 #include "engine/classify/class_placement.hpp"
 #include "engine/core/json_util.hpp"
 #include "engine/core/text.hpp"
@@ -26,7 +27,7 @@ constexpr Nanos kMi = (Nanos{1} << 20) * 1000000000;  // 1Mi of memory, in nanos
 struct Check {
   const ValidationInput& in;
   const ContainerRules& rules;
-  bool defaults;  // the class writes defaultRequestsPerGpu into this pod
+  bool defaults;  // the class writes its container defaults into this pod
 
   ContainerAmount amount(const ContainerGpu& c, std::string_view resource) const {
     return containerAmount(rules, c, resource, defaults);
@@ -67,7 +68,8 @@ void checkPresence(const Check& k, std::vector<Violation>& out) {
       fields.push_back(base + ".requests." + r);
     }
     for (const auto& r : k.rules.requireLimits) {
-      if (k.amount(c, r).limitWritten) continue;
+      const ContainerAmount a = k.amount(c, r);
+      if (a.limitWritten || a.limitDefaulted) continue;
       missing.push_back("no " + r + " limit");
       fields.push_back(base + ".limits." + r);
     }
@@ -225,6 +227,31 @@ void checkRatios(const Check& k, std::vector<Violation>& out) {
   }
 }
 
+// maxPerContainer (LimitRange's max), per container and init container: its limit and its
+// request as admitted (a default counts) are at most the maximum. One finding per container,
+// naming every amount over.
+void checkPerContainer(const Check& k, std::vector<Violation>& out) {
+  if (k.rules.maxPerContainer.empty()) return;
+  for (const auto& c : k.in.gpu.containers) {
+    std::vector<std::string> over, fixes;
+    for (const auto& [resource, max] : k.rules.maxPerContainer) {
+      const ContainerAmount a = k.amount(c, resource);
+      const bool limitOver = a.limit && max.value < *a.limit;
+      const bool requestOver = a.request && max.value < *a.request;
+      if (!limitOver && !requestOver) continue;
+      over.push_back(resource + (limitOver ? " limit " : " request ") +
+                     showQuantity(limitOver ? *a.limit : *a.request, resource) + " is above the " +
+                     max.text + " per container");
+      fixes.push_back(resourcesField(k.in.pod, c) + (limitOver ? ".limits." : ".requests.") +
+                      resource + " to at most " + max.text);
+    }
+    if (over.empty()) continue;
+    out.push_back({rules::kContainerResourcesExceeded,
+                   k.head(c) + ": " + text::join(over) + " of class " + k.in.cls.name + ": lower " +
+                       text::join(fixes) + ", or split the work across containers or pods"});
+  }
+}
+
 // The env entry a container ends up with for `name` (the last one wins, as in the kubelet).
 const rapidjson::Value* envEntry(const ContainerGpu& c, std::string_view name) {
   const rapidjson::Value* env = json::arrayMember(c.container, "env");
@@ -281,6 +308,7 @@ void validateContainerResources(const ValidationInput& in, std::vector<Violation
   if (rules.qos == QosClass::Burstable) checkNotBestEffort(k, out);
   checkPerGpu(k, out);
   checkRatios(k, out);
+  checkPerContainer(k, out);
   checkEnv(k, out);
 }
 
