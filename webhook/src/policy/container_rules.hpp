@@ -36,7 +36,9 @@ enum class QosClass { BestEffort, Burstable, Guaranteed };
 //     without GPUs when it places them (gpus.request: forbidden, or cpuPools). For a class that
 //     takes GPU pods only this is GpuPods, the rules' scope before it could be chosen.
 //   ClassPods: every pod the class takes, a CPU notebook of an optional-GPU class included.
-enum class RuleScope { GpuPods, PlacedPods, ClassPods };
+//   AllPods: every pod the policy judges, those no class takes included (spec.containers and
+//     namespace rules only; in a class it is ClassPods).
+enum class RuleScope { GpuPods, PlacedPods, ClassPods, AllPods };
 
 struct RequiredEnv {
   std::string name;

@@ -59,6 +59,8 @@ std::optional<RuleScope> parseRuleScope(YamlReader& r, const YAML::Node& node,
                                         const std::string& path);
 // `appliesTo: gpuPods` written at `node` on a class whose GPUs are forbidden judges no pod: an
 // error, whose hint ends with `hint`.
+// appliesTo: allPods written in a class (or a class's containers).
+void refuseAllPodsInAClass(YamlReader& r, const YAML::Node& node, const std::string& path);
 void refuseGpuPodScopeWithoutGpus(YamlReader& r, const YAML::Node& node, const std::string& path,
                                   const std::string& hint);
 

@@ -66,6 +66,10 @@ void parseClassRequirements(YamlReader& r, const MapReader& m, WorkloadClass& c,
     c.requiredLabels = parseRequiredLabels(r, m.get("requiredLabels"), m.path("requiredLabels"));
   if (m.has("appliesTo")) {
     origin.appliesTo = parseRuleScope(r, m.get("appliesTo"), m.path("appliesTo"));
+    if (origin.appliesTo == RuleScope::AllPods) {
+      refuseAllPodsInAClass(r, m.get("appliesTo"), m.path("appliesTo"));
+      origin.appliesTo.reset();
+    }
     if (origin.appliesTo) c.appliesTo = *origin.appliesTo;
   }
   // Demanding the class's priority class means nothing when the class names none. Only an

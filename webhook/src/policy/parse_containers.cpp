@@ -152,7 +152,15 @@ std::optional<RuleScope> parseRuleScope(YamlReader& r, const YAML::Node& node,
   return r.enumeration<RuleScope>(node, path,
                                   {{"gpuPods", RuleScope::GpuPods},
                                    {"placedPods", RuleScope::PlacedPods},
-                                   {"classPods", RuleScope::ClassPods}});
+                                   {"classPods", RuleScope::ClassPods},
+                                   {"allPods", RuleScope::AllPods}});
+}
+
+void refuseAllPodsInAClass(YamlReader& r, const YAML::Node& node, const std::string& path) {
+  r.error(node, path,
+          "appliesTo: allPods judges pods no class takes, which a class's rules never see",
+          "use classPods for every pod of this class, or write the rule in spec.containers or "
+          "spec.namespaceRules with appliesTo: allPods");
 }
 
 void refuseGpuPodScopeWithoutGpus(YamlReader& r, const YAML::Node& node, const std::string& path,
@@ -195,6 +203,7 @@ ContainerRulesOverrides parseContainerRules(YamlReader& r, const YAML::Node& nod
 void parseDefaultContainers(YamlReader& r, const YAML::Node& node, const std::string& path,
                             Draft& draft) {
   draft.defaultContainers = parseContainerRules(r, node, path);
+  draft.defaultContainersAt = r.loc(node, path);
 }
 
 }  // namespace gpua::policy

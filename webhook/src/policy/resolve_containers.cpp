@@ -69,6 +69,25 @@ void checkConsistent(const ContainerRules& c, const SourceLoc& at, Diagnostics& 
   }
 }
 
+// The pseudo-class of the allPods scope: spec.containers when its scope is allPods, the cluster
+// default effects, and whether anything (those rules, a namespace rule) has that scope.
+void resolveAllPodsRules(Draft& draft, Diagnostics& errors) {
+  WorkloadClass& all = draft.set.allPodsRules;
+  all.gpus.request = GpuRequest::Optional;
+  all.appliesTo = RuleScope::AllPods;
+  all.effects = draft.set.defaultEffects;
+  all.containers = {};
+  all.containers.appliesTo = RuleScope::AllPods;
+  if (draft.defaultContainers.appliesTo == RuleScope::AllPods) {
+    overlay(all.containers, draft.defaultContainers);
+    checkConsistent(all.containers, draft.defaultContainersAt, errors);
+  }
+  bool judged = !all.containers.empty();
+  for (const auto& rule : draft.set.namespaceRules)
+    judged = judged || rule.appliesTo == RuleScope::AllPods;
+  draft.set.allPodsJudged = judged;
+}
+
 }  // namespace
 
 void resolveClassContainers(Draft& draft, Diagnostics& errors) {
@@ -88,6 +107,7 @@ void resolveClassContainers(Draft& draft, Diagnostics& errors) {
     checkConsistent(rules, origin.containersAt, errors);
     cls.containers = std::move(rules);
   }
+  resolveAllPodsRules(draft, errors);
 }
 
 }  // namespace gpua::policy

@@ -262,10 +262,10 @@ TEST(LoaderContainers, ScopeOfTheClassOverTheDefaultsAndUnderItsContainers) {
 }
 
 TEST(LoaderContainers, UnknownScopeNamesTheChoices) {
-  auto r = load(doc(kClass + "    appliesTo: allPods\n"));
+  auto r = load(doc(kClass + "    appliesTo: everyPod\n"));
   expectError(r, "spec.classes[0].appliesTo",
-              "p.yaml:11:16: spec.classes[0].appliesTo: unknown value 'allPods' (hint: expected "
-              "one of: gpuPods, placedPods, classPods)");
+              "p.yaml:11:16: spec.classes[0].appliesTo: unknown value 'everyPod' (hint: expected "
+              "one of: gpuPods, placedPods, classPods, allPods)");
 }
 
 TEST(LoaderContainers, ClusterDefaultWrittenTwice) {
@@ -320,6 +320,28 @@ TEST(LoaderContainers, PerContainerRulesRefuseWhatNoPodCouldPass) {
             "p.yaml:11:17: spec.classes[0].containers: defaultRequests.cpu 4 is above "
             "maxPerContainer.cpu 2 (hint: every container given the default would be refused; "
             "lower the default or raise the maximum)");
+}
+
+TEST(LoaderContainers, AllPodsIsForTheClusterDefaultAndNamespaceRules) {
+  auto ok = load(doc("  containers: {appliesTo: allPods, requireLimits: [memory]}\n" + kClass));
+  ASSERT_NE(ok.policy, nullptr) << testing::allErrors(ok);
+  EXPECT_TRUE(ok.policy->allPodsJudged);
+  EXPECT_EQ(ok.policy->allPodsRules.containers.requireLimits, std::vector<std::string>{"memory"});
+  EXPECT_EQ(rulesOf(ok).requireLimits, std::vector<std::string>{"memory"});  // and classes
+  auto none = load(doc(kClass));
+  ASSERT_NE(none.policy, nullptr);
+  EXPECT_FALSE(none.policy->allPodsJudged);
+  expectError(load(doc(kClass + "    appliesTo: allPods\n")), "spec.classes[0].appliesTo",
+              "p.yaml:11:16: spec.classes[0].appliesTo: appliesTo: allPods judges pods no class "
+              "takes, which a class's rules never see (hint: use classPods for every pod of this "
+              "class, or write the rule in spec.containers or spec.namespaceRules with "
+              "appliesTo: allPods)");
+  expectError(load(doc(kClass + "    containers: {appliesTo: allPods}\n")),
+              "spec.classes[0].containers.appliesTo",
+              "p.yaml:11:29: spec.classes[0].containers.appliesTo: appliesTo: allPods judges "
+              "pods no class takes, which a class's rules never see (hint: use classPods for "
+              "every pod of this class, or write the rule in spec.containers or "
+              "spec.namespaceRules with appliesTo: allPods)");
 }
 
 }  // namespace

@@ -86,7 +86,7 @@ std::string poolNames(const ValidationInput& in, bool (*relevant)(const policy::
 
 void report(const ValidationInput& in, const char* rule, const std::string& lacks,
             const Patch& patch, std::vector<Violation>& out) {
-  out.push_back({rule, in.pod.subject + " " + lacks + ", which class " + in.cls.name +
+  out.push_back({rule, in.pod.subject + " " + lacks + ", which " + ruleOwner(in.cls) +
                            " requires rather than adds: " + fixOf(in, patch)});
 }
 
@@ -225,11 +225,15 @@ void requireResourceName(const ValidationInput& in, std::vector<Violation>& out)
 
 }  // namespace
 
-void checkRequiredEffects(const ValidationInput& in, std::vector<Violation>& out) {
+void checkRequiredContainerDefaults(const ValidationInput& in, std::vector<Violation>& out) {
   // Container defaults follow the containers rules' scope, as in mutate mode.
   if (in.cls.effects.resourceRequests == EffectMode::Require &&
       inRuleScope(in.cls.containers.appliesTo, in.cls, in.gpu))
     requireResourceRequests(in, out);
+}
+
+void checkRequiredEffects(const ValidationInput& in, std::vector<Violation>& out) {
+  checkRequiredContainerDefaults(in, out);
   // The other effects belong to the class's GPUs: a CPU pod of an optional-GPU class gets none
   // of them in mutate mode either.
   if (!in.gpu.hasGpu) return;

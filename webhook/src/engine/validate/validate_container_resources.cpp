@@ -75,7 +75,7 @@ void checkPresence(const Check& k, std::vector<Violation>& out) {
     }
     if (missing.empty()) continue;
     out.push_back({rules::kContainerResourcesMissing,
-                   k.head(c) + ": " + text::join(missing) + "; class " + k.in.cls.name +
+                   k.head(c) + ": " + text::join(missing) + "; " + ruleOwner(k.in.cls) +
                        " requires " + requirementWords(k.rules) + " on every container of its " +
                        (k.in.gpu.hasGpu ? "GPU pods" : "pods") + ": set " + text::join(fields)});
   }
@@ -85,7 +85,7 @@ void checkPresence(const Check& k, std::vector<Violation>& out) {
 // containers included) has a positive cpu and memory limit and, summed over the pod, the
 // positive requests equal the limits.
 void checkGuaranteed(const Check& k, std::vector<Violation>& out) {
-  const std::string why = "; class " + k.in.cls.name +
+  const std::string why = "; " + ruleOwner(k.in.cls) +
                           " runs Guaranteed pods (cpu and memory limits on every container, "
                           "requests equal to them): set ";
   Nanos requests[2] = {0, 0}, limits[2] = {0, 0};
@@ -133,8 +133,8 @@ void checkNotBestEffort(const Check& k, std::vector<Violation>& out) {
   out.push_back({rules::kQosBestEffort,
                  k.in.pod.subject +
                      " is BestEffort (no container sets a cpu or memory request or limit), the "
-                     "first pod evicted when its node runs short; class " +
-                     k.in.cls.name + " needs at least Burstable: set " +
+                     "first pod evicted when its node runs short; " +
+                     ruleOwner(k.in.cls) + " needs at least Burstable: set " +
                      resourcesField(k.in.pod, *first) + ".requests cpu and memory"});
 }
 
@@ -187,7 +187,7 @@ void checkPerGpu(const Check& k, std::vector<Violation>& out) {
     out.push_back({rules::kResourcesPerGpuExceeded,
                    k.in.pod.subject + " requests " + showQuantity(fromMilli(total), resource) +
                        " " + resource + " for " + units + " (" + perGpuText(total, gpus, resource) +
-                       " per GPU), above the " + max.text + " per GPU of class " + k.in.cls.name +
+                       " per GPU), above the " + max.text + " per GPU of " + ruleOwner(k.in.cls) +
                        ": request at most " + showQuantity(fromMilli(allowed), resource) + " " +
                        resource + " in all (the most in " + containerLabel(*largest) + ": " +
                        showQuantity(fromMilli(largestMilli), resource) +
@@ -218,9 +218,9 @@ void checkRatios(const Check& k, std::vector<Violation>& out) {
           quantityOfNanos(((limit * 1000 + ratioMilli - 1) / ratioMilli + step - 1) / step * step);
       out.push_back({rules::kLimitRequestRatioExceeded,
                      k.head(c) + ": " + resource + " limit " + showQuantity(*a.limit, resource) +
-                         " " + observed + ", above the " + toDecimalString(ratio.value) +
-                         "x class " + k.in.cls.name + " allows: lower " + base + ".limits." +
-                         resource + " to " + showQuantity(maxLimit.value_or(Quantity{}), resource) +
+                         " " + observed + ", above the " + toDecimalString(ratio.value) + "x " +
+                         ruleOwner(k.in.cls) + " allows: lower " + base + ".limits." + resource +
+                         " to " + showQuantity(maxLimit.value_or(Quantity{}), resource) +
                          " or raise " + base + ".requests." + resource + " to " +
                          showQuantity(minRequest.value_or(Quantity{}), resource)});
     }
@@ -247,7 +247,7 @@ void checkPerContainer(const Check& k, std::vector<Violation>& out) {
     }
     if (over.empty()) continue;
     out.push_back({rules::kContainerResourcesExceeded,
-                   k.head(c) + ": " + text::join(over) + " of class " + k.in.cls.name + ": lower " +
+                   k.head(c) + ": " + text::join(over) + " of " + ruleOwner(k.in.cls) + ": lower " +
                        text::join(fixes) + ", or split the work across containers or pods"});
   }
 }
@@ -288,7 +288,7 @@ void checkEnv(const Check& k, std::vector<Violation>& out) {
     const std::string field = containerField(k.in.pod, c) + ".env";
     out.push_back({rules::kRequiredEnvMissing,
                    k.head(c) + (gpuPod ? " asks for a GPU but sets " : " sets ") +
-                       text::join(wrong) + "; class " + k.in.cls.name + " requires it on " +
+                       text::join(wrong) + "; " + ruleOwner(k.in.cls) + " requires it on " +
                        (gpuPod ? "GPU containers" : "its containers") + ": set in " + field + ": " +
                        text::join(fixes) + " (envFrom is not visible at admission)"});
   }

@@ -447,5 +447,40 @@ TEST(ContainerDefaults, FollowTheRulesScopeToPodsWithoutGpus) {
   EXPECT_TRUE(d.patch.empty() || d.patch[0].path.starts_with("/metadata"));
 }
 
+// appliesTo: allPods on the cluster default: a pod no class takes is judged by spec.containers
+// and gets its defaults, with the cluster default named in messages; a namespace rule of that
+// scope judges it too. Without the scope such a pod is not judged (today's behaviour).
+TEST(AllPodsScope, PodsNoClassTakesAreJudgedByTheClusterDefault) {
+  auto p = makePolicy();
+  const std::string cpuPod =
+      R"({"metadata":{"name":"web"},"spec":{"containers":[{"name":"web","image":"nginx"}]}})";
+  EXPECT_TRUE(decidePod(cpuPod, p).violations.empty());
+  p.allPodsRules.containers.requireLimits = {"memory"};
+  p.allPodsRules.containers.defaultRequests = {{"cpu", q("100m")}};
+  p.allPodsRules.containers.appliesTo = policy::RuleScope::AllPods;
+  p.allPodsJudged = true;
+  const auto d = decidePod(cpuPod, p);
+  ASSERT_EQ(rules(d), std::vector<std::string>{"container-resources-missing"});
+  EXPECT_EQ(d.violations[0].message,
+            "pod \"web\" container \"web\": no memory limit; the cluster default "
+            "(spec.containers) requires memory limits on every container of its pods: set "
+            "spec.containers[0].resources.limits.memory");
+  p.allPodsRules.containers.requireLimits.clear();
+  const Applied run = decideAndApply(cpuPod, p);
+  EXPECT_EQ(run.decision.outcome, Decision::Outcome::NoGpu);
+  EXPECT_EQ(at(run.patched, "/spec/containers/0/resources"), R"({"requests":{"cpu":"100m"}})");
+  EXPECT_EQ(at(run.patched, "/metadata/annotations"), "");  // no class took it
+  // A namespace rule of scope allPods judges it; one of the default scope does not.
+  policy::NamespaceRule rule;
+  rule.namespaces.names = {"ml-research"};
+  rule.requiredLabels = {{"app", {}}};
+  p.namespaceRules = {rule};
+  EXPECT_FALSE(hasRule(decidePod(cpuPod, p), "required-label-missing"));
+  p.namespaceRules[0].appliesTo = policy::RuleScope::AllPods;
+  EXPECT_TRUE(hasRule(decidePod(cpuPod, p), "required-label-missing"));
+  // ... and a classified pod, as every rule of scope allPods does.
+  EXPECT_TRUE(hasRule(decidePod(gpuPod(kTraining, kOneGpu), p), "required-label-missing"));
+}
+
 }  // namespace
 }  // namespace gpua::engine
