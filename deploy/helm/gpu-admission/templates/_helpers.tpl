@@ -1,0 +1,85 @@
+{{/*
+The policy files the server reads: the chosen policy's files (files/policy/<source>/, copies of
+the kit's: deploy/helm/sync-files.sh), with spec.exempt.namespaces.names set to
+.Values.exemptNamespaces. A dict file name -> text, as YAML.
+*/}}
+{{- define "gpua.policyFiles" -}}
+{{- $files := dict -}}
+{{- $want := .Values.exemptNamespaces -}}
+{{- $found := 0 -}}
+{{- range $path, $bytes := .Files.Glob (printf "files/policy/%s/*.yaml" .Values.policy.source) -}}
+{{- $text := toString $bytes -}}
+{{- if regexMatch "(?m)^  exempt:$" $text -}}
+{{- $text = regexReplaceAll "(?m)^(      names: )\\[[^\\]\\n]*\\]$" $text (printf "${1}[%s]" (join ", " $want)) -}}
+{{- $doc := fromYaml $text -}}
+{{- if ne (toJson $doc.spec.exempt.namespaces.names) (toJson $want) -}}
+{{- fail (printf "%s: could not write exemptNamespaces into spec.exempt.namespaces.names (it must be a one-line list: names: [a, b])" (base $path)) -}}
+{{- end -}}
+{{- $found = add1 $found -}}
+{{- end -}}
+{{- $_ := set $files (base $path) $text -}}
+{{- end -}}
+{{- if ne $found 1 -}}
+{{- fail (printf "policy %q: expected one file with spec.exempt, found %d" .Values.policy.source $found) -}}
+{{- end -}}
+{{- toYaml $files -}}
+{{- end -}}
+
+{{/*
+The policies ConfigMap's name: gpu-admission-policies-<hash>, the hash kustomize's
+configMapGenerator gives the same data (sha256 of {"data","kind","name"} as JSON, its first 10
+hex digits with 0 1 3 a e spelt g h k m t), so a policy change rolls the Deployment and the name
+equals the kit's.
+*/}}
+{{- define "gpua.policyConfigMapName" -}}
+{{- $data := include "gpua.policyFiles" . | fromYaml -}}
+{{- $hash := dict "data" $data "kind" "ConfigMap" "name" "gpu-admission-policies" | toJson | sha256sum | trunc 10 -}}
+{{- $hash = $hash | replace "0" "g" | replace "1" "h" | replace "3" "k" | replace "a" "m" | replace "e" "t" -}}
+gpu-admission-policies-{{ $hash }}
+{{- end -}}
+
+{{/* The namespaces every webhook leaves alone whatever the policy says. */}}
+{{- define "gpua.alwaysExcluded" -}}
+{{- $l := list .Release.Namespace "kube-system" -}}
+{{- if eq .Values.certificate.mode "cert-manager" }}{{ $l = append $l "cert-manager" }}{{ end -}}
+{{- toJson $l -}}
+{{- end -}}
+
+{{/* A webhook's namespaceSelector (the kit's deploy/components/webhooks/base/webhooks.yaml). */}}
+{{- define "gpua.namespaceSelector" -}}
+namespaceSelector:
+  matchExpressions:
+  - key: kubernetes.io/metadata.name
+    operator: NotIn
+    values: {{ toJson .Values.exemptNamespaces }}
+  - key: kubernetes.io/metadata.name
+    operator: NotIn
+    values: {{ include "gpua.alwaysExcluded" . }}
+  - key: gpu-admission.io/webhook
+    operator: NotIn
+    values: [disabled]
+{{- end -}}
+
+{{/* A webhook's clientConfig: the Service, and caBundle with a provided certificate. */}}
+{{- define "gpua.clientConfig" -}}
+clientConfig:
+  service:
+    name: gpu-admission
+    namespace: {{ .root.Release.Namespace }}
+    path: {{ .path }}
+    port: 443
+  {{- if eq .root.Values.certificate.mode "provided" }}
+  caBundle: {{ .root.Values.certificate.provided.caCrt | b64enc }}
+  {{- end }}
+{{- end -}}
+
+{{/* The annotations of both webhook configurations. */}}
+{{- define "gpua.webhookMetadata" -}}
+name: gpu-admission
+labels:
+  app.kubernetes.io/name: gpu-admission
+{{- if eq .Values.certificate.mode "cert-manager" }}
+annotations:
+  cert-manager.io/inject-ca-from: {{ .Release.Namespace }}/gpu-admission-tls
+{{- end }}
+{{- end -}}
