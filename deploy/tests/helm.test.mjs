@@ -114,6 +114,8 @@ const providedFiles = {
 const on = { webhooks: { enabled: true } };
 const observeExempt = ["kube-system", "gpu-operator", "nvidia-gpu-operator", "cert-manager"];
 const exampleExempt = YAML.parse(fs.readFileSync(path.join(repoRoot, "policies/00-cluster.yaml"), "utf8")).spec.exempt.namespaces.names;
+const policyFiles = Object.fromEntries(fs.readdirSync(path.join(repoRoot, "policies")).filter((f) => f.endsWith(".yaml"))
+  .map((f) => [f, fs.readFileSync(path.join(repoRoot, "policies", f), "utf8")]));
 const otherExempt = ["kube-system", "argocd", "gpu-operator"];
 // The observe policy with another exempt list, as a platform team would ship it in kustomize: its
 // copy in the ConfigMap (behavior: replace) and the exempt source the webhooks read (a patch).
@@ -150,6 +152,9 @@ const cases = [
     values: { ...on, exemptNamespaces: otherExempt }, kit: { ...exemptCounterpart, step: 2 } },
   { covers: ["policy.source"], values: { ...on, policy: { source: "example" }, exemptNamespaces: exampleExempt },
     kit: { step: 2, install: "components: [@KIT@/deploy/components/example-policy]" } },
+  { covers: ["policy.source", "policy.files"], name: "policy.files: your own policy (policies/ as a platform team's)",
+    values: { policy: { source: "files", files: policyFiles }, exemptNamespaces: exampleExempt },
+    kit: { install: "components: [@KIT@/policies]" } },
   { covers: ["defaultPriorityClass"], values: { defaultPriorityClass: true },
     kit: { install: "components: [@KIT@/deploy/components/default-priority]" } },
   { covers: ["namespace.create"], values: { namespace: { create: false } },
@@ -326,6 +331,12 @@ describe("helm chart: bad values get a clear error", () => {
     [{ replicas: 6 }, /replicas/],
     [{ webhooks: { failurePolicy: "fail" } }, /failurePolicy/],
     [{ policy: { source: "mine" } }, /source/],
+    [{ policy: { source: "files" } }, /files/],
+    [{ policy: { files: policyFiles } }, /source/],
+    [{ policy: { source: "files", files: { "00-cluster.json": "x" } } }, /00-cluster\.json/],
+    [{ policy: { source: "files", files: { "10-pools.yaml": policyFiles["10-pools.yaml"] } } }, /exactly one file must hold spec\.exempt/],
+    [{ policy: { source: "files", files: { "00-cluster.yaml": policyFiles["00-cluster.yaml"].replace(/names: \[([^\]]*)\]/, (_, l) => `names:\n${l.split(", ").map((n) => `      - ${n}`).join("\n")}`) } } },
+      /00-cluster\.yaml: could not write exemptNamespaces/],
     [{ exemptNamespaces: [] }, /exemptNamespaces/],
     [{ exemptNamespaces: ["Kube_System"] }, /exemptNamespaces/],
     [{ certificate: { mode: "self-signed" } }, /mode/],

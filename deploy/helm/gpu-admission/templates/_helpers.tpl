@@ -1,26 +1,33 @@
 {{/*
 The policy files the server reads: the chosen policy's files (files/policy/<source>/, copies of
-the kit's: deploy/helm/sync-files.sh), with spec.exempt.namespaces.names set to
+the kit's: deploy/helm/sync-files.sh, or policy.files), with spec.exempt.namespaces.names set to
 .Values.exemptNamespaces. A dict file name -> text, as YAML.
 */}}
 {{- define "gpua.policyFiles" -}}
 {{- $files := dict -}}
 {{- $want := .Values.exemptNamespaces -}}
 {{- $found := 0 -}}
+{{- $sources := dict -}}
+{{- if eq .Values.policy.source "files" -}}
+{{- $sources = .Values.policy.files -}}
+{{- else -}}
 {{- range $path, $bytes := .Files.Glob (printf "files/policy/%s/*.yaml" .Values.policy.source) -}}
-{{- $text := toString $bytes -}}
+{{- $_ := set $sources (base $path) (toString $bytes) -}}
+{{- end -}}
+{{- end -}}
+{{- range $path, $text := $sources -}}
 {{- if regexMatch "(?m)^  exempt:$" $text -}}
 {{- $text = regexReplaceAll "(?m)^(      names: )\\[[^\\]\\n]*\\]$" $text (printf "${1}[%s]" (join ", " $want)) -}}
 {{- $doc := fromYaml $text -}}
-{{- if ne (toJson $doc.spec.exempt.namespaces.names) (toJson $want) -}}
-{{- fail (printf "%s: could not write exemptNamespaces into spec.exempt.namespaces.names (it must be a one-line list: names: [a, b])" (base $path)) -}}
+{{- if ne (toJson (dig "spec" "exempt" "namespaces" "names" "" $doc)) (toJson $want) -}}
+{{- fail (printf "%s: could not write exemptNamespaces into spec.exempt.namespaces.names (spell it on one line, names: [a, b], in valid YAML)" (base $path)) -}}
 {{- end -}}
 {{- $found = add1 $found -}}
 {{- end -}}
 {{- $_ := set $files (base $path) $text -}}
 {{- end -}}
 {{- if ne $found 1 -}}
-{{- fail (printf "policy %q: expected one file with spec.exempt, found %d" .Values.policy.source $found) -}}
+{{- fail (printf "policy %q: exactly one file must hold spec.exempt (at the top of spec, with namespaces: {names: [...]}: exemptNamespaces is written there), found %d" .Values.policy.source $found) -}}
 {{- end -}}
 {{- toYaml $files -}}
 {{- end -}}
