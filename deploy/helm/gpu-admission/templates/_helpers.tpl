@@ -1,7 +1,8 @@
 {{/*
 The policy files the server reads: the chosen policy's files (files/policy/<source>/, copies of
 the kit's: deploy/helm/sync-files.sh, or policy.files), with spec.exempt.namespaces.names set to
-.Values.exemptNamespaces. A dict file name -> text, as YAML.
+.Values.exemptNamespaces. A dict file name -> text, as JSON (toYaml would drop the last file's
+final newline, and the bytes must be the kit's).
 */}}
 {{- define "gpua.policyFiles" -}}
 {{- $files := dict -}}
@@ -29,18 +30,19 @@ the kit's: deploy/helm/sync-files.sh, or policy.files), with spec.exempt.namespa
 {{- if ne $found 1 -}}
 {{- fail (printf "policy %q: exactly one file must hold spec.exempt (at the top of spec, with namespaces: {names: [...]}: exemptNamespaces is written there), found %d" .Values.policy.source $found) -}}
 {{- end -}}
-{{- toYaml $files -}}
+{{- toJson $files -}}
 {{- end -}}
 
 {{/*
 The policies ConfigMap's name: gpu-admission-policies-<hash>, the hash kustomize's
-configMapGenerator gives the same data (sha256 of {"data","kind","name"} as JSON, its first 10
-hex digits with 0 1 3 a e spelt g h k m t), so a policy change rolls the Deployment and the name
-equals the kit's.
+configMapGenerator gives the same data, so a policy change rolls the Deployment and the name
+equals the kit's: sha256 of {"data","kind","name"} as Go's JSON, its first 10 hex digits with
+0 1 3 a e spelt g h k m t. The name in it is "": kustomize's hasher (api/hasher, v0.21) looks up
+the field "metadata/name" as one key and finds none.
 */}}
 {{- define "gpua.policyConfigMapName" -}}
-{{- $data := include "gpua.policyFiles" . | fromYaml -}}
-{{- $hash := dict "data" $data "kind" "ConfigMap" "name" "gpu-admission-policies" | toJson | sha256sum | trunc 10 -}}
+{{- $data := include "gpua.policyFiles" . | fromJson -}}
+{{- $hash := dict "data" $data "kind" "ConfigMap" "name" "" | toJson | sha256sum | trunc 10 -}}
 {{- $hash = $hash | replace "0" "g" | replace "1" "h" | replace "3" "k" | replace "a" "m" | replace "e" "t" -}}
 gpu-admission-policies-{{ $hash }}
 {{- end -}}
