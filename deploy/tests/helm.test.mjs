@@ -305,6 +305,29 @@ describe("helm chart: every value against its kustomize counterpart", () => {
   });
 });
 
+describe("helm chart: docs/install.md's Helm section", () => {
+  const doc = fs.readFileSync(path.join(repoRoot, "docs/install.md"), "utf8");
+  const section = doc.slice(doc.indexOf("\n## Helm\n"), doc.indexOf("\n## ", doc.indexOf("\n## Helm\n") + 1));
+
+  test("its values table lists every value of values.yaml, and no other", () => {
+    const table = [...section.matchAll(/^\| `([\w.]+)` \|/gm)].map((m) => m[1]).sort();
+    assert.deepEqual(table, leaves(valuesFile).sort());
+  });
+
+  test("its helm commands use flags this helm has", () => {
+    const commands = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => m[1].replace(/\\\n/g, " ").split("\n"))
+      .flatMap((line) => [...line.matchAll(/helm (install|upgrade|uninstall|template) [^&]*/g)]);
+    assert.ok(commands.length >= 2, "no helm command found in the Helm section");
+    // A flag helm does not know is "unknown flag" whatever follows it (deprecated ones, hidden
+    // from --help, such as Helm 3's --atomic, are known).
+    const knows = (verb, flag) => !/unknown flag/.test(spawnSync("helm", [verb, `--${flag}`, "--help"], { encoding: "utf8" }).stderr);
+    for (const [text, verb] of commands)
+      for (const flag of [...text.matchAll(/ --([\w-]+)/g)].map((m) => m[1])) assert.ok(knows(verb, flag), `helm ${verb} has no --${flag}`);
+    for (const flag of [...section.matchAll(/`--([\w-]+)/g)].map((m) => m[1])) assert.ok(knows("install", flag), `helm install has no --${flag}`);
+    assert.ok(!knows("install", "no-such-flag"), "the flag check accepts any flag");
+  });
+});
+
 describe("helm chart: the kit's files it carries", () => {
   test("files/ is deploy/helm/sync-files.sh's copy of the kit, byte for byte", () => {
     const dir = tmpDir("gpua-helm-files-");
