@@ -48,8 +48,8 @@ function template(values = {}, { namespace = "gpu-admission", files = {} } = {})
   return parseObjects(r.stdout);
 }
 // helm template's error for values it must refuse.
-function templateError(values, files = {}) {
-  const r = helm(["template", "gpu-admission", "-n", "gpu-admission"], values, files);
+function templateError(values, files = {}, namespace = "gpu-admission") {
+  const r = helm(["template", "gpu-admission", "-n", namespace], values, files);
   assert.notEqual(r.status, 0, `helm template accepted ${JSON.stringify(values)}`);
   return r.stderr;
 }
@@ -379,6 +379,11 @@ describe("helm chart: bad values get a clear error", () => {
       assert.match(templateError(values), message);
     });
 
+  test("the chart refuses to take over a namespace of the cluster's own (helm install without -n)", () => {
+    for (const ns of ["default", "kube-system"])
+      assert.match(templateError({}, {}, ns), new RegExp(`namespace.create would relabel namespace "${ns}"`));
+    assert.equal(template({ namespace: { create: false } }, { namespace: "default" }).filter((o) => o.kind === "Namespace").length, 0);
+  });
   test("a provided certificate missing one file names it", () => {
     const { "certificate.provided.tlsKey": _, ...two } = providedFiles;
     assert.match(templateError({ certificate: { mode: "provided" } }, two), /tlsKey/);
