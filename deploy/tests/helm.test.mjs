@@ -240,6 +240,20 @@ describe("helm chart: lint, template, schemas", () => {
     });
   }
 
+  test("helm package: the packaged chart renders what the directory renders", () => {
+    const dir = tmpDir("gpua-helm-package-");
+    try {
+      execFileSync("helm", ["package", chart, "-d", dir], { encoding: "utf8" });
+      const [tgz] = fs.readdirSync(dir);
+      const values = { ...on, monitoring: { enabled: true }, policy: { source: "example" }, webhooks: { enabled: true, matchConditions: true } };
+      const packaged = execFileSync("helm", ["template", "gpu-admission", path.join(dir, tgz), "-n", "gpu-admission",
+        "--set", "webhooks.enabled=true,webhooks.matchConditions=true,monitoring.enabled=true,policy.source=example"], { encoding: "utf8" });
+      assertSame(parseObjects(packaged), template(values), "packaged vs directory");
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("the validation catches a broken render (a typo'd field in the Deployment)", async () => {
     const objects = structuredClone(defaults());
     podSpec(objects).containers[0].readinesProbe = {};
@@ -312,6 +326,13 @@ describe("helm chart: docs/install.md's Helm section", () => {
   test("its values table lists every value of values.yaml, and no other", () => {
     const table = [...section.matchAll(/^\| `([\w.]+)` \|/gm)].map((m) => m[1]).sort();
     assert.deepEqual(table, leaves(valuesFile).sort());
+  });
+
+  test("its kubectl label command gives a namespace of your own the kit's Namespace labels", () => {
+    const cmd = section.match(/kubectl label namespace gpu-admission ([^`]*?)\n```/)[1].replace(/\\\n/g, " ");
+    const labels = Object.fromEntries(cmd.trim().split(/\s+/).map((kv) => kv.split("=")));
+    const { "app.kubernetes.io/name": _, ...kit } = find(renderOverlay("cert-manager"), "Namespace").metadata.labels;
+    assert.deepEqual(labels, kit);
   });
 
   test("its helm commands use flags this helm has", () => {
