@@ -7,6 +7,7 @@ import "testing"
 // sent, and the faults (which stop the webhook and restart the apiserver, resetting its metrics) come last.
 func TestLive(t *testing.T) {
 	t.Run("InstallOrder", testInstallOrder)
+	t.Run("FirstInstallPaths", testFirstInstallPaths)
 	t.Run("DeveloperReadsTheDenial", testDeveloperReadsTheDenial)
 	t.Run("WarnModeWarnings", testWarnModeWarnings)
 	t.Run("CLIIsTheApiserversTwin", testCLIIsTheApiserversTwin)

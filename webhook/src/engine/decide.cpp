@@ -318,7 +318,8 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
 void mutateTemplate(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& ev,
                     const PodTemplateRef& t, Patch& patch, std::vector<std::string>& changes) {
   Decision own;
-  mutate(pod, gpu, s, ev, own);
+  if (ev.cls != nullptr) mutate(pod, gpu, s, ev, own);
+  if (ev.cls == nullptr && ev.allPodsRules) mutateAllPodsDefaults(pod, gpu, s, own);
   for (auto& op : own.patch) {
     op.path.insert(0, t.pointer);
     patch.push_back(std::move(op));
@@ -349,7 +350,7 @@ void decideWorkload(const rapidjson::Value& object, std::vector<PodTemplateRef>&
     const bool exempt =
         !policyExemption(pod, s.namespaceName, s.context.namespaceLabels, s.policy).empty();
     if (exempt) violations.clear();  // a template of exempt images is judged like its exempt pods
-    if (mutates && !exempt && shapeOk && ev.cls != nullptr && !ev.validateOnly)
+    if (mutates && !exempt && shapeOk && (ev.cls != nullptr || ev.allPodsRules) && !ev.validateOnly)
       mutateTemplate(pod, gpu, s, ev, t, patch, changes);
     if (ev.outcome != Outcome::Skipped && !update)
       for (auto& v : violations) d.violations.push_back(std::move(v));
