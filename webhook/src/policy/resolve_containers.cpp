@@ -32,32 +32,29 @@ bool copies(const ContainerRules& c, const std::string& resource) {
          c.limitsFromRequests.end();
 }
 
-// A default request above the per-container maximum refuses every pod it is written into.
-void checkDefaultsUnderMaxima(const ContainerRules& c, const SourceLoc& at, Diagnostics& errors) {
-  for (const auto& [resource, fixed] : c.defaultRequests) {
-    const auto max = c.maxPerContainer.find(resource);
-    if (max != c.maxPerContainer.end() && max->second.value < fixed.value)
-      report(errors, at,
-             "defaultRequests." + resource + " " + fixed.text + " is above maxPerContainer." +
-                 resource + " " + max->second.text,
-             "every container given the default would be refused; lower the default or raise "
-             "the maximum");
+// A default above its maximum refuses every `subject` (pod, container) it is written into.
+void checkDefaultsUnder(const std::map<std::string, PolicyQuantity>& defaults,
+                        const char* defaultsKey,
+                        const std::map<std::string, PolicyQuantity>& maxima, const char* maximaKey,
+                        const char* subject, const SourceLoc& at, Diagnostics& errors) {
+  for (const auto& [resource, value] : defaults) {
+    const auto max = maxima.find(resource);
+    if (max == maxima.end() || !(max->second.value < value.value)) continue;
+    report(errors, at,
+           std::string(defaultsKey) + "." + resource + " " + value.text + " is above " +
+               maximaKey + "." + resource + " " + max->second.text,
+           std::string("every ") + subject +
+               " given the default would be refused; lower the default or raise the maximum");
   }
 }
 
 // Rules that no pod given the defaults could pass: a default above its maximum, or defaults
 // (requests without limits) in a class that demands Guaranteed pods.
 void checkConsistent(const ContainerRules& c, const SourceLoc& at, Diagnostics& errors) {
-  for (const auto& [resource, perGpu] : c.defaultRequestsPerGpu) {
-    const auto max = c.maxPerGpu.find(resource);
-    if (max != c.maxPerGpu.end() && max->second.value < perGpu.value)
-      report(errors, at,
-             "defaultRequestsPerGpu." + resource + " " + perGpu.text + " is above maxPerGpu." +
-                 resource + " " + max->second.text,
-             "every pod given the default would be refused; lower the default or raise the "
-             "maximum");
-  }
-  checkDefaultsUnderMaxima(c, at, errors);
+  checkDefaultsUnder(c.defaultRequestsPerGpu, "defaultRequestsPerGpu", c.maxPerGpu, "maxPerGpu",
+                     "pod", at, errors);
+  checkDefaultsUnder(c.defaultRequests, "defaultRequests", c.maxPerContainer, "maxPerContainer",
+                     "container", at, errors);
   const bool copiesBoth = copies(c, "cpu") && copies(c, "memory");
   for (const auto* defaults : {&c.defaultRequestsPerGpu, &c.defaultRequests}) {
     if (c.qos != QosClass::Guaranteed || defaults->empty() || copiesBoth) continue;

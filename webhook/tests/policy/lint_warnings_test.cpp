@@ -17,15 +17,21 @@ const std::string kPools =
     "  - {name: etl, nodeSelector: {pool: etl}}\n"
     "  classes:\n";
 
+// The one warning a policy that loads gets.
+Diagnostic onlyWarning(const std::string& spec) {
+  const auto r = load(doc(spec));
+  EXPECT_NE(r.policy, nullptr) << testing::allErrors(r);
+  EXPECT_EQ(r.warnings.size(), 1u);
+  return r.warnings.empty() ? Diagnostic{} : r.warnings[0];
+}
+
 TEST(LintWarnings, RequireEffectsOnAClassWithoutGpuPodsAreAWarningNotAnError) {
-  const auto r = load(doc(kPools + "  - name: etl\n"
-                                   "    match: {any: [{labelKeys: [etl]}]}\n"
-                                   "    gpus: {request: forbidden}\n"
-                                   "    cpuPools: [etl]\n"
-                                   "    effects: {nodePlacement: require, toleration: require}\n"));
-  ASSERT_NE(r.policy, nullptr) << testing::allErrors(r);
-  ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_EQ(r.warnings[0].format(),
+  EXPECT_EQ(onlyWarning(kPools + "  - name: etl\n"
+                                 "    match: {any: [{labelKeys: [etl]}]}\n"
+                                 "    gpus: {request: forbidden}\n"
+                                 "    cpuPools: [etl]\n"
+                                 "    effects: {nodePlacement: require, toleration: require}\n")
+                .format(),
             "p.yaml:10:5: spec.classes[0].effects: effects in require mode (nodePlacement, "
             "toleration) judge GPU pods only, and class etl takes no GPU pods: its pods get their "
             "CPU pools' placement, tolerations, priority and runtime class written as in mutate "
@@ -34,32 +40,27 @@ TEST(LintWarnings, RequireEffectsOnAClassWithoutGpuPodsAreAWarningNotAnError) {
 }
 
 TEST(LintWarnings, TheClusterDefaultReachesOptionalClassesWithCpuPools) {
-  const auto r = load(doc("  effects: require\n" + kPools +
-                          "  - name: notebooks\n"
-                          "    match: {any: [{labelKeys: [nb]}]}\n"
-                          "    pools: [h100]\n"
-                          "    gpus: {request: optional}\n"
-                          "    cpuPools: [etl]\n"));
-  ASSERT_NE(r.policy, nullptr) << testing::allErrors(r);
-  ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_NE(r.warnings[0].message.find("class notebooks also places pods without GPUs"),
-            std::string::npos)
-      << r.warnings[0].format();
+  const Diagnostic w = onlyWarning("  effects: require\n" + kPools +
+                                   "  - name: notebooks\n"
+                                   "    match: {any: [{labelKeys: [nb]}]}\n"
+                                   "    pools: [h100]\n"
+                                   "    gpus: {request: optional}\n"
+                                   "    cpuPools: [etl]\n");
+  EXPECT_NE(w.message.find("class notebooks also places pods without GPUs"), std::string::npos)
+      << w.format();
 }
 
 TEST(LintWarnings, AGpuClassInRequireModeAndResourceRequestsAreNotWarned) {
-  const auto r = load(doc("  effects: require\n" + kPools +
-                          "  - name: training\n"
-                          "    match: {any: [{labelKeys: [t]}]}\n"
-                          "    pools: [h100]\n"
-                          "  - name: etl\n"
-                          "    match: {any: [{labelKeys: [etl]}]}\n"
-                          "    gpus: {request: forbidden}\n"
-                          "    effects: {resourceRequests: require}\n"));
-  ASSERT_NE(r.policy, nullptr) << testing::allErrors(r);
   // etl inherits require for its other effects from spec.effects: warned once, for etl only.
-  ASSERT_EQ(r.warnings.size(), 1u);
-  EXPECT_NE(r.warnings[0].message.find("class etl"), std::string::npos);
+  const Diagnostic w = onlyWarning("  effects: require\n" + kPools +
+                                   "  - name: training\n"
+                                   "    match: {any: [{labelKeys: [t]}]}\n"
+                                   "    pools: [h100]\n"
+                                   "  - name: etl\n"
+                                   "    match: {any: [{labelKeys: [etl]}]}\n"
+                                   "    gpus: {request: forbidden}\n"
+                                   "    effects: {resourceRequests: require}\n");
+  EXPECT_NE(w.message.find("class etl"), std::string::npos) << w.format();
 }
 
 }  // namespace
