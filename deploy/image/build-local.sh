@@ -6,10 +6,10 @@
 #
 # 1. localhost/debian:12 and localhost/debian:12-slim from the Debian archive
 #    (deploy/image/debian-base.sh: debootstrap, cached outside the tree);
-# 2. `podman build --pull=never --network=host --build-arg GPUA_BINARY_STAGE=prebuilt` of the
-#    repository's Dockerfile, in a context of just the stripped BINARY and policies/: the runtime
-#    stage is the one registries get, the build stage is skipped (the product is compiled once,
-#    by `make build`);
+# 2. `podman build --pull=never --network=host --target prebuilt` of the repository's
+#    Dockerfile, in a context of just the stripped BINARY and policies/: the runtime stage the
+#    registries' image is made of, plus BINARY; the build stage is skipped (the product is
+#    compiled once, by `make build`);
 # 3. the image, tagged localhost/gpu-admission:VERSION, saved to
 #    GPUA_IMAGE_OUT/gpu-admission.oci.tar (default build/image/).
 #
@@ -57,7 +57,7 @@ cp "$root"/policies/*.yaml "$ctx/policies/"
 
 previous="$("$podman" image inspect --format '{{.Id}}' "$ref" 2>/dev/null || true)"
 log "podman build $ref from $bin"
-if ! "$podman" build --pull=never --network=host --build-arg GPUA_BINARY_STAGE=prebuilt \
+if ! "$podman" build --pull=never --network=host --target prebuilt \
     --file "$root/Dockerfile" --tag "$ref" "$ctx" > "$out/build.log" 2>&1; then
   tail -n 40 "$out/build.log" >&2
   die "podman build failed (the last lines above; all of it in $out/build.log)"
