@@ -264,9 +264,12 @@ for variant in 12 12-slim; do
   if [ -n "$id" ] && [ -f "$mark" ] && [ "$(cat "$mark")" = "$id" ]; then continue; fi
   log "importing $ref from $dir/debian-$variant.tar"
   # The config of Docker Hub's debian images: PATH and a bash CMD, nothing else.
-  new="$("$podman" import --quiet \
+  "$podman" import --quiet \
     --change 'ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' \
-    --change 'CMD ["bash"]' "$dir/debian-$variant.tar" "$ref")"
+    --change 'CMD ["bash"]' "$dir/debian-$variant.tar" "$ref" >/dev/null ||
+    die "podman import of $dir/debian-$variant.tar as $ref failed"
+  # (An import of the same tar can give the same ID: compare IDs as inspect prints them.)
+  new="$("$podman" image inspect --format '{{.Id}}' "$ref")"
   echo "$new" | $sudo tee "$mark" >/dev/null
   # The image it replaces, unless a build still uses it as a parent.
   if [ -n "$id" ] && [ "$id" != "$new" ]; then "$podman" rmi "$id" >/dev/null 2>&1 || true; fi

@@ -212,7 +212,8 @@ describe(`image ${image}`, () => {
     ])
       assert.match(r.body, new RegExp(`^# TYPE ${family} `, "m"), `no ${family} in /metrics`);
     // The two reviews above, counted.
-    assert.match(r.body, /^gpu_admission_requests_total\{[^}]*endpoint="mutate"[^}]*\} [1-9]/m, r.body);
+    assert.match(r.body, /^gpu_admission_requests_total\{path="\/mutate",decision="allowed",class="training",[^}]*\} 1$/m, r.body);
+    assert.match(r.body, /^gpu_admission_requests_total\{path="\/validate",[^}]*\} 1$/m, r.body);
   });
 
   test("stops cleanly on SIGTERM", () => {
