@@ -46,6 +46,13 @@ version="$("$bin" version | awk '{print $2}')"
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]] || die "$bin version printed '$("$bin" version)', not a version"
 ref="localhost/gpu-admission:$version"
 
+# One build or test at a time on a machine: two checkouts share the storage and the tag (the
+# image test holds this lock from the build to the container's removal).
+if [ -z "${GPUA_IMAGE_LOCK_HELD:-}" ]; then
+  exec 9>>"${TMPDIR:-/tmp}/gpu-admission-image.lock"
+  flock 9
+fi
+
 bash "$here/debian-base.sh" >/dev/null
 
 # The context: what the prebuilt target copies and nothing else (no .dockerignore needed).
@@ -57,7 +64,7 @@ cp "$root"/policies/*.yaml "$ctx/policies/"
 
 previous="$("$podman" image inspect --format '{{.Id}}' "$ref" 2>/dev/null || true)"
 log "podman build $ref from $bin"
-if ! "$podman" build --pull=never --network=host --target prebuilt \
+if ! "$podman" build --pull=never --network=host --target prebuilt --force-rm \
     --file "$root/Dockerfile" --tag "$ref" "$ctx" > "$out/build.log" 2>&1; then
   tail -n 40 "$out/build.log" >&2
   die "podman build failed (the last lines above; all of it in $out/build.log)"

@@ -190,7 +190,7 @@ build_base() {
   # cannot outlive its mount namespace, so rm never descends into the host's /proc or /dev.
   trap "$sudo rm -rf '$tmp'" EXIT
   local r="$tmp/rootfs"
-  log "debootstrap --variant=minbase $suite from $mirror (a few minutes, once a month)"
+  log "debootstrap --variant=minbase $suite from $mirror (a minute or two, once a month)"
   if ! $sudo debootstrap --variant=minbase --merged-usr --force-check-gpg "$suite" "$r" "$mirror" \
       > "$tmp/debootstrap.out" 2>&1; then
     cat "$tmp/debootstrap.out" >&2
@@ -224,8 +224,9 @@ SOURCES
     in_root \"\$r\" apt-mark auto '.*' >/dev/null
     minimizing_config \"\$r\"
     log 'apt-get update and dist-upgrade (bookworm-updates, bookworm-security)'
-    in_root \"\$r\" apt-get update -qq
-    in_root \"\$r\" apt-get dist-upgrade -yqq >/dev/null
+    in_root \"\$r\" apt-get update -qq > \"\$tmp/apt.out\" 2>&1 &&
+      in_root \"\$r\" apt-get dist-upgrade -yqq >> \"\$tmp/apt.out\" 2>&1 ||
+      { cat \"\$tmp/apt.out\" >&2; die 'apt-get update or dist-upgrade in the new root failed (output above)'; }
     # What debuerreotype-init writes; a container runtime replaces all three at run time.
     echo debuerreotype > \"\$r/etc/hostname\"
     date -u +%s | md5sum | cut -d' ' -f1 > \"\$r/etc/machine-id\"
