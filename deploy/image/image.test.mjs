@@ -29,7 +29,7 @@ const certs = env("GPUA_IMAGE_CERTS");
 const container = env("GPUA_IMAGE_CONTAINER");
 const repoRoot = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
 
-// The Dockerfile's promise and docs/install.md's: under 100 MB (10^8 bytes, as podman counts).
+// docs/install.md's bound: under 100 MB (10^8 bytes, as podman counts them).
 const MAX_IMAGE_BYTES = 100_000_000;
 const UID = "65532";
 
