@@ -165,8 +165,10 @@ std::variant<AdmissionRequest, RequestError> readAdmissionRequest(
 }
 
 bool routesToEngine(const AdmissionRequest& r, const policy::PolicySet& policy) {
-  if (r.operation != "CREATE" || !r.subResource.empty() || r.object == nullptr) return false;
-  return engine::isReviewableKind(r.group, r.kind, policy);
+  if (!r.subResource.empty() || r.object == nullptr) return false;
+  // An UPDATE only of a workload whose templates the policy mutates (spec.mutateTemplates).
+  if (r.operation == "UPDATE") return policy.mutatesTemplates(r.group, r.kind);
+  return r.operation == "CREATE" && engine::isReviewableKind(r.group, r.kind, policy);
 }
 
 }  // namespace gpua::admission

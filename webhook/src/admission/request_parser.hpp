@@ -38,8 +38,9 @@ std::variant<AdmissionRequest, RequestError> readAdmissionRequest(
     const rapidjson::Value& root, const engine::UsageSnapshot& usage);
 
 // True for a CREATE of a Pod or of a workload whose pod templates the engine validates
-// (engine::isReviewableKind: the built-in workload kinds and policy.templateKinds).
-// Everything else is admitted unchanged without asking the engine.
+// (engine::isReviewableKind: the built-in workload kinds and policy.templateKinds), and for an
+// UPDATE of a workload whose templates the policy mutates (spec.mutateTemplates). Subresources
+// (scale, status) never. Everything else is admitted unchanged without asking the engine.
 bool routesToEngine(const AdmissionRequest& request, const policy::PolicySet& policy);
 
 }  // namespace gpua::admission

@@ -29,6 +29,7 @@ int lint(std::vector<std::string> paths) {
                  result.errors.size() == 1 ? "" : "s");
     return 1;
   }
+  for (const auto& w : result.warnings) std::fprintf(stderr, "warning: %s\n", w.format().c_str());
   const auto& p = *result.policy;
   std::printf("%s: OK (%zu files, %zu pools, %zu classes, %zu quotas, revision %s)\n",
               joined(paths).c_str(), p.sourceFiles.size(), p.pools.size(), p.classes.size(),

@@ -52,6 +52,8 @@ struct Evaluation {
   std::string_view rewriteTo;  // nvidia.com/gpu is renamed to this; empty = no rewrite
   // The pod's own placement contradicts every pool of its class (placement-conflict).
   bool placementConflict = false;
+  // No class took the pod and the allPods rules judged it (their defaults may be written).
+  bool allPodsRules = false;
 };
 
 std::vector<const policy::Pool*> poolsOf(const policy::WorkloadClass& cls,
@@ -104,6 +106,36 @@ std::string unclassifiedMessage(const PodView& pod, const PodGpu& gpu, const Sco
          ", or ask the platform team which class fits";
 }
 
+// The placement guards, with the pools the pod's class writes or requires for it (none for a
+// pod no class places).
+void guardPlacement(const PodView& pod, const PodGpu& gpu, const policy::WorkloadClass* cls,
+                    const policy::PolicySet& policy, std::vector<Violation>& out) {
+  if (!policy.fieldGuards.guardsPlacement()) return;
+  std::vector<const policy::Pool*> pools;
+  if (cls != nullptr && gpu.hasGpu) pools = poolsOf(*cls, policy);
+  if (cls != nullptr && !gpu.hasGpu && placesCpuPods(*cls)) pools = cpuPoolsOf(*cls, policy);
+  checkPlacementGuards(pod, pools, policy, out);
+}
+
+// A pod no class takes, judged by the rules of scope allPods (when the policy has any).
+void judgeByAllPodsRules(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& ev,
+                         std::vector<Violation>& violations) {
+  if (!s.policy.allPodsJudged) return;
+  static const std::vector<const policy::Pool*> kNoPools;
+  const ValidationInput vin{pod,
+                            gpu,
+                            s.policy,
+                            s.policy.allPodsRules,
+                            kNoPools,
+                            s.namespaceName,
+                            s.context.namespaceLabels,
+                            {},
+                            {},
+                            ev.validateOnly};
+  validateAllPodsRules(vin, violations);
+  ev.allPodsRules = true;
+}
+
 // Classification, skip rules and validation shared by pods and pod templates.
 Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
                     std::vector<Violation>& violations) {
@@ -123,6 +155,8 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
   Classification c = classify(in, s.policy);
   if (c.cls == nullptr && gpu.hasGpu) {
     using Action = policy::UnclassifiedGpuPods::Action;
+    if (s.policy.unclassifiedGpuPods.action != Action::AssignClass)
+      guardPlacement(pod, gpu, nullptr, s.policy, violations);
     switch (s.policy.unclassifiedGpuPods.action) {
       case Action::Deny:
         ev.outcome = Outcome::Unclassified;
@@ -132,6 +166,7 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
       case Action::Allow:
         ev.outcome = Outcome::Unclassified;
         ev.reason += "GPU pod matched no class; unclassified GPU pods are allowed";
+        judgeByAllPodsRules(pod, gpu, s, ev, violations);
         return ev;
       case Action::AssignClass:
         c.cls = assignedClass(s.policy);
@@ -140,10 +175,12 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
         break;
     }
   }
+  guardPlacement(pod, gpu, c.cls, s.policy, violations);
   if (c.cls == nullptr) {
     ev.outcome = Outcome::NoGpu;
     ev.reason += "no GPU request and no class matched";
     validatePoolTargeting(pod, gpu, s.policy, violations, &s.supply);
+    judgeByAllPodsRules(pod, gpu, s, ev, violations);
     return ev;
   }
   ev.outcome = Outcome::Classified;
@@ -192,11 +229,14 @@ void mutate(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& e
   // never steered onto GPU nodes (see gpu-pool-without-request). A class that places its CPU
   // pods (forbidden GPUs, or cpuPools) gives them the CPU pools' placement and its priority.
   // An effect in require mode is checked in validation and never written here.
+  using policy::EffectMode;
+  // Container defaults follow the containers rules' scope, GPU or not, like their validation.
+  const bool defaults = ev.cls->effects.resourceRequests == EffectMode::Mutate &&
+                        inRuleScope(ev.cls->containers.appliesTo, *ev.cls, gpu);
   if (gpu.hasGpu) {
-    using policy::EffectMode;
     const policy::Effects& fx = ev.cls->effects;
     if (fx.resourceName == EffectMode::Mutate) mutateResources(ctx, out);
-    if (fx.resourceRequests == EffectMode::Mutate) mutateResourceRequests(ctx, out);
+    if (defaults) mutateResourceRequests(ctx, out);
     // A pod admitted despite a placement conflict (warn, audit) keeps its own placement:
     // ANDing the pool in would make every term unsatisfiable, a pod that can never schedule.
     if (fx.nodePlacement == EffectMode::Mutate && !ev.placementConflict) mutatePlacement(ctx, out);
@@ -205,12 +245,28 @@ void mutate(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& e
     if (fx.runtimeClass == EffectMode::Mutate) mutateRuntimeClass(ctx, out);
     mutateDeadline(ctx, out);
     mutateSidecarEnv(ctx, out);
-  } else if (placesCpuPods(*ev.cls)) {
+  } else if (defaults) {
+    mutateResourceRequests(ctx, out);
+  }
+  if (!gpu.hasGpu && placesCpuPods(*ev.cls)) {
     mutatePlacement(ctx, out);
     mutateTolerations(ctx, out);
     mutatePriority(ctx, out);
+    mutateRuntimeClass(ctx, out);
   }
-  mutateAnnotations(ctx, out);
+  // A template carries no decision annotations: the policy revision in a pod template would
+  // roll every Deployment out on each policy edit. Its pods get them when they are created.
+  if (!pod.isTemplate) mutateAnnotations(ctx, out);
+}
+
+// The container defaults of spec.containers (appliesTo: allPods) in a pod no class takes; no
+// class annotation, since no class took it.
+void mutateAllPodsDefaults(const PodView& pod, const PodGpu& gpu, const Scope& s, Decision& d) {
+  const policy::WorkloadClass& rules = s.policy.allPodsRules;
+  if (rules.effects.resourceRequests != policy::EffectMode::Mutate) return;
+  MutationContext ctx{pod, gpu, s.policy, rules, {}, {}};
+  MutationOutput out{d.patch, d.changes};
+  mutateResourceRequests(ctx, out);
 }
 
 void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
@@ -254,26 +310,48 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
                                              [](const Violation& v) { return !v.advisory; });
   if (ev.cls != nullptr && !ev.validateOnly && shapeOk && !enforcedViolation)
     mutate(pod, gpu, s, ev, d);
+  if (ev.allPodsRules && !ev.validateOnly && shapeOk && !enforcedViolation)
+    mutateAllPodsDefaults(pod, gpu, s, d);
 }
 
+// The template's own mutations, with paths under its place in the workload; `changes` name it.
+void mutateTemplate(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& ev,
+                    const PodTemplateRef& t, Patch& patch, std::vector<std::string>& changes) {
+  Decision own;
+  mutate(pod, gpu, s, ev, own);
+  for (auto& op : own.patch) {
+    op.path.insert(0, t.pointer);
+    patch.push_back(std::move(op));
+  }
+  for (auto& c : own.changes) changes.push_back(text::oneLine(t.path, 80) + ": " + c);
+}
+
+// A workload's pod templates: validated on CREATE like the pods they become and, for the kinds
+// of spec.mutateTemplates, mutated like them (on UPDATE only mutated: an update is never denied
+// here, its pods are judged when they are created).
 void decideWorkload(const rapidjson::Value& object, std::vector<PodTemplateRef>& templates,
-                    const Scope& s, Decision& d) {
+                    const Scope& s, bool mutates, bool update, Decision& d) {
   const rapidjson::Value* metadata = json::objectMember(&object, "metadata");
   std::string_view name = json::stringMember(metadata, "name");
   if (name.empty()) name = json::stringMember(metadata, "generateName");
   d.outcome = Outcome::NoGpu;
   d.reason = templates.empty() ? "no pod template found" : "";
+  Patch patch;
+  std::vector<std::string> changes;
   for (auto& t : templates) {
     const PodView pod =
         templateViewOf(*t.tmpl, s.context.kind, name, t.path, std::move(t.controllerLabels));
     std::vector<Violation> violations;
-    checkPodShape(pod, violations);
+    const bool shapeOk = checkPodShape(pod, violations);
     const PodGpu gpu = analyzeGpu(pod, s.policy, &violations);
-    const Evaluation ev = evaluate(pod, gpu, s, violations);
+    Evaluation ev = evaluate(pod, gpu, s, violations);
     dropExemptViolations(pod, s.namespaceName, s.context.namespaceLabels, s.policy, violations);
-    if (!policyExemption(pod, s.namespaceName, s.context.namespaceLabels, s.policy).empty())
-      violations.clear();  // a template of exempt images is judged like its exempt pods
-    if (ev.outcome != Outcome::Skipped)
+    const bool exempt =
+        !policyExemption(pod, s.namespaceName, s.context.namespaceLabels, s.policy).empty();
+    if (exempt) violations.clear();  // a template of exempt images is judged like its exempt pods
+    if (mutates && !exempt && shapeOk && ev.cls != nullptr && !ev.validateOnly)
+      mutateTemplate(pod, gpu, s, ev, t, patch, changes);
+    if (ev.outcome != Outcome::Skipped && !update)
       for (auto& v : violations) d.violations.push_back(std::move(v));
     if (!d.reason.empty()) d.reason += "; ";
     d.reason += text::oneLine(t.path, 120) + ": " + ev.reason;
@@ -287,6 +365,13 @@ void decideWorkload(const rapidjson::Value& object, std::vector<PodTemplateRef>&
       d.outcome = Outcome::Skipped;
     }
   }
+  // As for pods: a workload denied in enforce mode is not mutated.
+  const bool enforcedViolation = d.mode == policy::Mode::Enforce &&
+                                 std::any_of(d.violations.begin(), d.violations.end(),
+                                             [](const Violation& v) { return !v.advisory; });
+  if (enforcedViolation) return;
+  d.patch = std::move(patch);
+  d.changes = std::move(changes);
 }
 
 std::string_view namespaceOf(const rapidjson::Value& object, const RequestContext& context) {
@@ -298,14 +383,16 @@ Decision decideImpl(const rapidjson::Value& object, const RequestContext& contex
                     const policy::PolicySet& policy, const UsageSnapshot& usage,
                     const SupplySnapshot& supply) {
   Decision d;
-  if (context.operation != "CREATE") {
-    d.reason = "operation " + text::oneLine(context.operation, 20) + " is not checked";
-    return d;
-  }
   // An empty kind (a caller that did not say) falls back to the object's own kind.
   const std::string_view kind =
       context.kind.empty() ? json::stringMember(&object, "kind") : std::string_view(context.kind);
   const bool isPod = context.group.empty() && kind == "Pod";
+  const bool mutates = !isPod && policy.mutatesTemplates(context.group, kind);
+  const bool update = context.operation == "UPDATE" && mutates;
+  if (context.operation != "CREATE" && !update) {
+    d.reason = "operation " + text::oneLine(context.operation, 20) + " is not checked";
+    return d;
+  }
   std::optional<std::vector<PodTemplateRef>> templates;
   if (!isPod) {
     templates = findPodTemplates(object, context.group, context.kind, policy);
@@ -325,7 +412,7 @@ Decision decideImpl(const rapidjson::Value& object, const RequestContext& contex
   if (isPod) {
     decidePod(object, scope, d);
   } else {
-    decideWorkload(object, *templates, scope, d);
+    decideWorkload(object, *templates, scope, mutates, update, d);
   }
   applyVerdict(d);
   return d;

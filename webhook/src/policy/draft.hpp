@@ -64,6 +64,10 @@ struct Draft {
   std::vector<PoolOrigin> cpuPools;               // parallel to set.cpuPools
   std::vector<SourceLoc> priorityTiers;           // name of each set.priorityTiers entry
   ContainerRulesOverrides defaultContainers;      // spec.containers, the classes' default
+  SourceLoc defaultContainersAt;                  // where spec.containers is
+  // spec.mutateTemplates as written ("apps/Deployment" or "Deployment"), resolved once every
+  // template kind is known.
+  std::vector<std::pair<std::string, SourceLoc>> mutateTemplates;
 };
 
 }  // namespace gpua::policy

@@ -11,6 +11,7 @@
 
 #include "kube/fnv.hpp"
 #include "policy/draft.hpp"
+#include "policy/lint_warnings.hpp"
 #include "policy/parse.hpp"
 #include "policy/resolve.hpp"
 #include "policy/source_limits.hpp"
@@ -260,6 +261,7 @@ LoadResult loadPolicySources(const std::vector<PolicySource>& sources) {
   if (!budget.spent) resolveDraft(draft, result.errors);
   sortDiagnostics(sources, result.errors);
   if (!result.errors.empty()) return result;
+  warnUnjudgedRequireEffects(draft, result.warnings);
   draft.set.revision = revisionOf(sources);
   result.policy = std::make_shared<const PolicySet>(std::move(draft.set));
   return result;
@@ -289,13 +291,13 @@ PolicyFiles readPolicyPaths(const std::vector<std::string>& paths) {
 }
 
 LoadResult loadPolicyFiles(const PolicyFiles& files) {
-  if (files.sources.empty()) return LoadResult{nullptr, files.errors};
+  if (files.sources.empty()) return LoadResult{nullptr, files.errors, {}};
   LoadResult result = loadPolicySources(files.sources);
   if (files.errors.empty()) return result;
   // One unreadable file is enough to refuse the whole set.
   std::vector<Diagnostic> errors = files.errors;
   errors.insert(errors.end(), result.errors.begin(), result.errors.end());
-  return LoadResult{nullptr, std::move(errors)};
+  return LoadResult{nullptr, std::move(errors), {}};
 }
 
 LoadResult loadPolicyPaths(const std::vector<std::string>& paths) {

@@ -21,6 +21,9 @@ struct PolicySource {
 struct LoadResult {
   std::shared_ptr<const PolicySet> policy;  // null when errors is non-empty
   std::vector<Diagnostic> errors;
+  // Parts of a policy that loaded but do nothing its author may think they do (lint prints
+  // them; they never refuse a policy). Empty when errors is not.
+  std::vector<Diagnostic> warnings;
   bool ok() const { return policy != nullptr; }
 };
 

@@ -87,6 +87,45 @@ bool requirementMatches(NodeOperator op, const Values& values, bool has, std::st
   return false;
 }
 
+// Whether every node that satisfies `haveOp have` on a label key satisfies `wantOp want` on the
+// same key: a pod's `k In [v]` (or nodeSelector k: v) implies a pool's `k Exists` and
+// `k NotIn [""]`, `k DoesNotExist` implies any NotIn. One requirement alone, never a pair
+// (`Exists` beside `NotIn [a]` is not combined): never a false "implied".
+template <typename HaveValues, typename WantValues>
+bool requirementImplies(NodeOperator haveOp, const HaveValues& have, NodeOperator wantOp,
+                        const WantValues& want) {
+  const auto contains = [](const auto& list, std::string_view v) {
+    for (const auto& x : list)
+      if (std::string_view(x) == v) return true;
+    return false;
+  };
+  int64_t h = 0, w = 0;
+  switch (haveOp) {
+    case NodeOperator::In:
+      if (have.empty()) return false;
+      for (const auto& v : have)
+        if (!requirementMatches(wantOp, want, true, v)) return false;
+      return true;
+    case NodeOperator::DoesNotExist:
+      return requirementMatches(wantOp, want, false, "");
+    case NodeOperator::Exists:
+      return wantOp == NodeOperator::Exists;
+    case NodeOperator::NotIn:
+      if (wantOp != NodeOperator::NotIn) return false;
+      for (const auto& v : want)
+        if (!contains(have, v)) return false;
+      return true;
+    case NodeOperator::Gt:
+    case NodeOperator::Lt:
+      if (wantOp == NodeOperator::Exists) return true;
+      if (wantOp != haveOp || have.size() != 1 || want.size() != 1 ||
+          !parseNodeInteger(have.front(), h) || !parseNodeInteger(want.front(), w))
+        return false;
+      return haveOp == NodeOperator::Gt ? w <= h : w >= h;
+  }
+  return false;
+}
+
 // A value as messages show it: the empty value as "" (so `k In [""]` is not read as `k In []`).
 inline std::string_view displayValue(std::string_view v) {
   return v.empty() ? "\"\"" : v;

@@ -59,6 +59,8 @@ std::optional<RuleScope> parseRuleScope(YamlReader& r, const YAML::Node& node,
                                         const std::string& path);
 // `appliesTo: gpuPods` written at `node` on a class whose GPUs are forbidden judges no pod: an
 // error, whose hint ends with `hint`.
+// appliesTo: allPods written in a class (or a class's containers).
+void refuseAllPodsInAClass(YamlReader& r, const YAML::Node& node, const std::string& path);
 void refuseGpuPodScopeWithoutGpus(YamlReader& r, const YAML::Node& node, const std::string& path,
                                   const std::string& hint);
 
@@ -67,6 +69,9 @@ void refuseGpuPodScopeWithoutGpus(YamlReader& r, const YAML::Node& node, const s
 std::vector<std::string> parseImagePatterns(YamlReader& r, const YAML::Node& node,
                                             const std::string& path);
 // A namespace selector: either a list of names, or {names, matchLabels, matchExpressions}.
+// requiredLabels: keys (any value) or {key, values}.
+std::vector<RequiredLabel> parseRequiredLabels(YamlReader& r, const YAML::Node& node,
+                                               const std::string& path);
 std::optional<NamespaceSelector> parseNamespaceSelector(YamlReader& r, const YAML::Node& node,
                                                         const std::string& path);
 kube::LabelSelector parseLabelSelector(YamlReader& r, const MapReader& map);

@@ -81,6 +81,11 @@ void parseClassWorkloadRules(YamlReader& r, const MapReader& m, WorkloadClass& c
   origin.containersAt = m.has("containers") ? m.loc("containers") : m.loc();
   if (m.has("containers")) {
     origin.containers = parseContainerRules(r, m.get("containers"), m.path("containers"));
+    if (origin.containers.appliesTo == RuleScope::AllPods) {
+      refuseAllPodsInAClass(r, m.get("containers")["appliesTo"],
+                            m.path("containers") + ".appliesTo");
+      origin.containers.appliesTo.reset();
+    }
     if (c.gpus.request == GpuRequest::Forbidden) checkGpuLessContainers(r, m, origin.containers);
   }
 }

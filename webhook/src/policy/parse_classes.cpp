@@ -51,7 +51,8 @@ void parseGpus(YamlReader& r, const MapReader& m, WorkloadClass& c, ClassOrigin&
   }
 }
 
-// effects, allowedRuntimeClasses and requirePriorityClass (require instead of fix).
+// effects, allowedRuntimeClasses, requirePriorityClass and requiredLabels (require instead of
+// fix).
 void parseClassRequirements(YamlReader& r, const MapReader& m, WorkloadClass& c,
                             ClassOrigin& origin) {
   if (m.has("effects")) origin.effects = parseEffects(r, m.get("effects"), m.path("effects"));
@@ -61,8 +62,14 @@ void parseClassRequirements(YamlReader& r, const MapReader& m, WorkloadClass& c,
   if (m.has("requirePriorityClass"))
     c.requirePriorityClass =
         r.boolean(m.get("requirePriorityClass"), m.path("requirePriorityClass")).value_or(false);
+  if (m.has("requiredLabels"))
+    c.requiredLabels = parseRequiredLabels(r, m.get("requiredLabels"), m.path("requiredLabels"));
   if (m.has("appliesTo")) {
     origin.appliesTo = parseRuleScope(r, m.get("appliesTo"), m.path("appliesTo"));
+    if (origin.appliesTo == RuleScope::AllPods) {
+      refuseAllPodsInAClass(r, m.get("appliesTo"), m.path("appliesTo"));
+      origin.appliesTo.reset();
+    }
     if (origin.appliesTo) c.appliesTo = *origin.appliesTo;
   }
   // Demanding the class's priority class means nothing when the class names none. Only an
@@ -102,12 +109,27 @@ void checkClass(YamlReader& r, const MapReader& m, const WorkloadClass& c,
 }
 
 void parseClass(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft) {
-  MapReader m(
-      r, node, path,
-      {"name", "match", "allowedNamespaces", "pools", "priorityClassName", "overridePriorityClass",
-       "allowedPriorityClasses", "gpus", "maxRunSeconds", "cpuPools", "placement",
-       "requireCheckpoint", "effects", "allowedRuntimeClasses", "requirePriorityClass",
-       "capacityCheck", "maxShareOfNodePerGpu", "containers", "appliesTo"});
+  MapReader m(r, node, path,
+              {"name",
+               "match",
+               "allowedNamespaces",
+               "pools",
+               "priorityClassName",
+               "overridePriorityClass",
+               "allowedPriorityClasses",
+               "gpus",
+               "maxRunSeconds",
+               "cpuPools",
+               "placement",
+               "requireCheckpoint",
+               "effects",
+               "allowedRuntimeClasses",
+               "requirePriorityClass",
+               "capacityCheck",
+               "maxShareOfNodePerGpu",
+               "containers",
+               "appliesTo",
+               "requiredLabels"});
   if (!m.valid()) return;
   WorkloadClass c;
   ClassOrigin origin;

@@ -12,31 +12,36 @@ namespace gpua::policy {
 
 namespace {
 
-const std::vector<std::string>& resourceNames() {
+const std::vector<std::string>& resourceNames(bool copied = false) {
   static const std::vector<std::string> names(std::begin(kContainerResources),
                                               std::end(kContainerResources));
-  return names;
+  static const std::vector<std::string> copiedNames(std::begin(kCopiedResources),
+                                                    std::end(kCopiedResources));
+  return copied ? copiedNames : names;
 }
 
 bool knownResource(YamlReader& r, const YAML::Node& node, const std::string& path,
-                   const std::string& name) {
-  for (const auto& n : resourceNames())
+                   const std::string& name, bool copied = false) {
+  for (const auto& n : resourceNames(copied))
     if (n == name) return true;
-  const std::string near = nearest(name, resourceNames());
+  const std::string near = nearest(name, resourceNames(copied));
+  const char* expected =
+      copied ? "expected cpu, memory or ephemeral-storage" : "expected cpu or memory";
   r.error(node, path, "unknown resource '" + name + "'",
-          (near.empty() ? "expected cpu or memory" : "did you mean '" + near + "'?") +
+          (near.empty() ? std::string(expected) : "did you mean '" + near + "'?") +
               std::string(" (GPUs are governed by the class's gpus)"));
   return false;
 }
 
-std::vector<std::string> parseResourceList(YamlReader& r, const MapReader& m, const char* key) {
+std::vector<std::string> parseResourceList(YamlReader& r, const MapReader& m, const char* key,
+                                           bool copied = false) {
   std::vector<std::string> out;
   const YAML::Node list = m.get(key);
   if (!r.expectList(list, m.path(key))) return out;
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string p = indexPath(m.path(key), i);
     auto name = r.name(list[i], p);
-    if (!name || !knownResource(r, list[i], p, *name)) continue;
+    if (!name || !knownResource(r, list[i], p, *name, copied)) continue;
     if (std::find(out.begin(), out.end(), *name) != out.end())
       r.error(list[i], p, "'" + *name + "' is listed twice");
     else
@@ -147,7 +152,15 @@ std::optional<RuleScope> parseRuleScope(YamlReader& r, const YAML::Node& node,
   return r.enumeration<RuleScope>(node, path,
                                   {{"gpuPods", RuleScope::GpuPods},
                                    {"placedPods", RuleScope::PlacedPods},
-                                   {"classPods", RuleScope::ClassPods}});
+                                   {"classPods", RuleScope::ClassPods},
+                                   {"allPods", RuleScope::AllPods}});
+}
+
+void refuseAllPodsInAClass(YamlReader& r, const YAML::Node& node, const std::string& path) {
+  r.error(node, path,
+          "appliesTo: allPods judges pods no class takes, which a class's rules never see",
+          "use classPods for every pod of this class, or write the rule in spec.containers or "
+          "spec.namespaceRules with appliesTo: allPods");
 }
 
 void refuseGpuPodScopeWithoutGpus(YamlReader& r, const YAML::Node& node, const std::string& path,
@@ -161,7 +174,8 @@ ContainerRulesOverrides parseContainerRules(YamlReader& r, const YAML::Node& nod
   ContainerRulesOverrides c;
   MapReader m(r, node, path,
               {"requireRequests", "requireLimits", "qos", "maxPerGpu", "maxLimitRequestRatio",
-               "defaultRequestsPerGpu", "requiredEnv", "appliesTo"});
+               "defaultRequestsPerGpu", "requiredEnv", "appliesTo", "maxPerContainer",
+               "defaultRequests", "limitsFromRequests"});
   if (!m.valid()) return c;
   if (m.has("requireRequests")) c.requireRequests = parseResourceList(r, m, "requireRequests");
   if (m.has("requireLimits")) c.requireLimits = parseResourceList(r, m, "requireLimits");
@@ -176,6 +190,12 @@ ContainerRulesOverrides parseContainerRules(YamlReader& r, const YAML::Node& nod
   if (m.has("defaultRequestsPerGpu"))
     c.defaultRequestsPerGpu = parseQuantityMap(r, m, "defaultRequestsPerGpu", false);
   if (m.has("requiredEnv")) c.requiredEnv = parseRequiredEnv(r, m);
+  if (m.has("maxPerContainer"))
+    c.maxPerContainer = parseQuantityMap(r, m, "maxPerContainer", false);
+  if (m.has("defaultRequests"))
+    c.defaultRequests = parseQuantityMap(r, m, "defaultRequests", false);
+  if (m.has("limitsFromRequests"))
+    c.limitsFromRequests = parseResourceList(r, m, "limitsFromRequests", true);
   if (m.has("appliesTo")) c.appliesTo = parseRuleScope(r, m.get("appliesTo"), m.path("appliesTo"));
   return c;
 }
@@ -183,6 +203,7 @@ ContainerRulesOverrides parseContainerRules(YamlReader& r, const YAML::Node& nod
 void parseDefaultContainers(YamlReader& r, const YAML::Node& node, const std::string& path,
                             Draft& draft) {
   draft.defaultContainers = parseContainerRules(r, node, path);
+  draft.defaultContainersAt = r.loc(node, path);
 }
 
 }  // namespace gpua::policy

@@ -1,6 +1,6 @@
 // spec.cpuPools: node pools without GPUs. Classes whose pods ask for no GPU name them (class
 // key cpuPools) so data preparation lands on CPU nodes on purpose, with the same node
-// affinity, tolerations and priority class machinery as GPU pools.
+// affinity, tolerations, runtime class and priority class machinery as GPU pools.
 #include "policy/parse.hpp"
 
 namespace gpua::policy {
@@ -8,7 +8,8 @@ namespace gpua::policy {
 namespace {
 
 void parseCpuPool(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft) {
-  MapReader m(r, node, path, {"name", "nodeSelector", "matchExpressions", "taints"});
+  MapReader m(r, node, path,
+              {"name", "nodeSelector", "matchExpressions", "taints", "runtimeClassName"});
   if (!m.valid()) return;
   const std::size_t errorsBefore = r.diagnostics().size();
   Pool pool;
@@ -21,6 +22,8 @@ void parseCpuPool(YamlReader& r, const YAML::Node& node, const std::string& path
     pool.matchExpressions =
         parseNodeRequirements(r, m.get("matchExpressions"), m.path("matchExpressions"));
   if (m.has("taints")) parseTaints(r, m.get("taints"), m.path("taints"), pool);
+  if (m.has("runtimeClassName"))  // a sandbox (gVisor, Kata) for the pool's nodes, say
+    pool.runtimeClassName = r.name(m.get("runtimeClassName"), m.path("runtimeClassName"));
   if (!name) return;
   if (pool.nodeSelector.empty() && pool.matchExpressions.empty() && pool.taints.empty() &&
       r.diagnostics().size() == errorsBefore)

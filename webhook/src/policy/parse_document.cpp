@@ -73,12 +73,23 @@ void parsePriorityClasses(YamlReader& r, const YAML::Node& node, const std::stri
     draft.set.globalDefaultPriorityClass = *name;
 }
 
+// The kinds, as written; resolveMutatedTemplates checks them once every template kind is known.
+void parseMutateTemplates(YamlReader& r, const YAML::Node& node, const std::string& path,
+                          Draft& draft) {
+  if (!r.expectList(node, path)) return;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string p = indexPath(path, i);
+    if (auto name = r.name(node[i], p))
+      draft.mutateTemplates.emplace_back(*name, r.loc(node[i], p));
+  }
+}
+
 void parseSpec(YamlReader& r, const YAML::Node& node, Draft& draft) {
   MapReader spec(r, node, "spec",
                  {"exempt", "pools", "classes", "unclassifiedGpuPods", "skip", "quotas", "rollout",
                   "templates", "priorityClasses", "quotaUnavailable", "cpuPools", "fieldGuards",
                   "priorityTiers", "capacityCheck", "effects", "ruleExemptions", "namespaceRules",
-                  "containers"});
+                  "containers", "mutateTemplates"});
   if (!spec.valid()) return;
   if (spec.has("exempt") && claimSetting(r, draft, spec, "exempt"))
     parseExempt(r, spec.get("exempt"), spec.path("exempt"), draft);
@@ -112,6 +123,8 @@ void parseSpec(YamlReader& r, const YAML::Node& node, Draft& draft) {
     parseFieldGuards(r, spec.get("fieldGuards"), spec.path("fieldGuards"), draft);
   if (spec.has("priorityTiers"))
     parsePriorityTiers(r, spec.get("priorityTiers"), spec.path("priorityTiers"), draft);
+  if (spec.has("mutateTemplates") && claimSetting(r, draft, spec, "mutateTemplates"))
+    parseMutateTemplates(r, spec.get("mutateTemplates"), spec.path("mutateTemplates"), draft);
   if (spec.has("capacityCheck") && claimSetting(r, draft, spec, "capacityCheck"))
     if (auto check = parseCapacityCheck(r, spec.get("capacityCheck"), spec.path("capacityCheck")))
       draft.set.capacityCheck = *check;

@@ -43,14 +43,18 @@ void parseRuleExemption(YamlReader& r, const YAML::Node& node, const std::string
   if (!m.valid()) return;
   RuleExemption e;
   if (m.has("rules")) e.rules = ruleIds(r, m.get("rules"), m.path("rules"));
-  if (m.require("images")) e.images = parseImagePatterns(r, m.get("images"), m.path("images"));
+  // By images, by namespaces, or both (a namespace exempt from one rule, say a field guard).
+  if (!m.has("images") && !m.has("namespaces"))
+    r.error(node, path, "a rule exemption needs images, namespaces or both",
+            "images: pods whose every container runs one; namespaces: pods in those namespaces");
+  if (m.has("images")) e.images = parseImagePatterns(r, m.get("images"), m.path("images"));
   if (m.has("namespaces"))
     e.namespaces = parseNamespaceSelector(r, m.get("namespaces"), m.path("namespaces"));
   if (m.has("rules") && e.rules.empty() && m.get("rules").IsSequence() &&
       m.get("rules").size() == 0)
     r.error(m.get("rules"), m.path("rules"), "empty rule list",
             "name the rules to exempt from, or omit rules to exempt from the whole policy");
-  if (!e.images.empty()) draft.set.ruleExemptions.push_back(std::move(e));
+  if (!e.images.empty() || e.namespaces) draft.set.ruleExemptions.push_back(std::move(e));
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// spec.namespaceRules: priority and runtime classes allowed (or a priority class required) for
-// the classified pods of some namespaces (`appliesTo`), on top of what each class allows.
+// spec.namespaceRules: priority and runtime classes allowed (or a priority class, or labels,
+// required) for the classified pods of some namespaces (`appliesTo`), on top of each class's.
 #include "policy/parse.hpp"
 
 namespace gpua::policy {
@@ -10,7 +10,7 @@ void parseNamespaceRule(YamlReader& r, const YAML::Node& node, const std::string
                         Draft& draft) {
   MapReader m(r, node, path,
               {"namespaces", "priorityClassNames", "runtimeClassNames", "requirePriorityClass",
-               "appliesTo"});
+               "appliesTo", "requiredLabels"});
   if (!m.valid()) return;
   NamespaceRule rule;
   std::optional<NamespaceSelector> sel;
@@ -24,14 +24,16 @@ void parseNamespaceRule(YamlReader& r, const YAML::Node& node, const std::string
   if (m.has("requirePriorityClass"))
     rule.requirePriorityClass =
         r.boolean(m.get("requirePriorityClass"), m.path("requirePriorityClass")).value_or(false);
+  if (m.has("requiredLabels"))
+    rule.requiredLabels = parseRequiredLabels(r, m.get("requiredLabels"), m.path("requiredLabels"));
   if (m.has("appliesTo"))
     rule.appliesTo =
         parseRuleScope(r, m.get("appliesTo"), m.path("appliesTo")).value_or(RuleScope::PlacedPods);
   const bool setsNothing = rule.priorityClassNames.empty() && rule.runtimeClassNames.empty() &&
-                           !m.has("requirePriorityClass");
+                           !m.has("requirePriorityClass") && !m.has("requiredLabels");
   if (setsNothing)
     r.error(node, path, "namespace rule sets nothing",
-            "set priorityClassNames, runtimeClassNames or requirePriorityClass");
+            "set priorityClassNames, runtimeClassNames, requirePriorityClass or requiredLabels");
   if (!sel || setsNothing) return;
   rule.namespaces = *sel;
   draft.set.namespaceRules.push_back(std::move(rule));

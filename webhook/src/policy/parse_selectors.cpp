@@ -58,6 +58,43 @@ kube::LabelSelector parseLabelSelector(YamlReader& r, const MapReader& map) {
   return sel;
 }
 
+std::vector<RequiredLabel> parseRequiredLabels(YamlReader& r, const YAML::Node& node,
+                                               const std::string& path) {
+  std::vector<RequiredLabel> out;
+  if (!r.expectList(node, path)) return out;
+  for (std::size_t i = 0; i < node.size(); ++i) {
+    const std::string p = indexPath(path, i);
+    RequiredLabel label;
+    YAML::Node at = node[i];
+    if (node[i].IsMap()) {
+      MapReader m(r, node[i], p, {"key", "values"});
+      if (!m.valid() || !m.require("key")) continue;
+      auto key = r.name(m.get("key"), m.path("key"));
+      if (!key) continue;
+      label.key = *key;
+      at = m.get("key");
+      if (m.has("values")) {
+        label.values = r.stringValues(m.get("values"), m.path("values"));
+        if (label.values.empty())
+          r.error(m.get("values"), m.path("values"), "empty value list",
+                  "list the allowed values, or omit values to accept any");
+      }
+    } else {
+      auto key = r.name(node[i], p);
+      if (!key) continue;
+      label.key = *key;
+    }
+    bool duplicate = false;
+    for (const auto& seen : out) duplicate = duplicate || seen.key == label.key;
+    if (duplicate) {
+      r.error(at, p, "label '" + label.key + "' is listed twice");
+      continue;
+    }
+    out.push_back(std::move(label));
+  }
+  return out;
+}
+
 std::optional<NamespaceSelector> parseNamespaceSelector(YamlReader& r, const YAML::Node& node,
                                                         const std::string& path) {
   NamespaceSelector sel;

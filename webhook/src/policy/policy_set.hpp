@@ -166,8 +166,9 @@ struct WorkloadClass {
   // any (in mutate mode); in require mode only the pools' class and these.
   std::vector<std::string> allowedRuntimeClasses;
   bool requirePriorityClass = false;  // a pod in scope must end up with a priority class
-  // The pods requirePriorityClass, allowedPriorityClasses and allowedRuntimeClasses judge, and
-  // the default scope of the class's containers rules.
+  std::vector<RequiredLabel> requiredLabels;  // a pod in scope must carry these labels
+  // The pods requirePriorityClass, requiredLabels, allowedPriorityClasses and allowedRuntimeClasses
+  // judge, and the default scope of the class's containers rules.
   RuleScope appliesTo = RuleScope::PlacedPods;
   // Resolved by the loader: the class's `effects`, written per effect, over spec.effects.
   Effects effects;
@@ -236,11 +237,19 @@ struct TemplateKind {
   std::map<std::string, std::map<std::string, std::string>> podLabelsByPath;
 };
 
-// Pods exempt from some rules (or from the whole policy) by their container images: the pod is
-// exempt when every container and init container runs an image matching one of `images`.
+// A workload kind by API group ("" = core) and kind.
+struct KindRef {
+  std::string group;
+  std::string kind;
+};
+
+// Pods exempt from some rules (or from the whole policy) by their container images, their
+// namespace, or both: the pod is exempt when it is in `namespaces` and every container and init
+// container runs an image matching one of `images`.
 struct RuleExemption {
   std::vector<std::string> rules;   // violation rule ids; empty = every rule (the whole policy)
-  std::vector<std::string> images;  // image patterns (engine/pod/image_match.hpp), never empty
+  std::vector<std::string> images;  // image patterns (engine/pod/image_match.hpp); empty = any
+                                    // images (then `namespaces` is set)
   std::optional<NamespaceSelector> namespaces;  // absent = every namespace
 };
 
@@ -253,6 +262,7 @@ struct NamespaceRule {
   std::vector<std::string> priorityClassNames;  // empty = no restriction
   std::vector<std::string> runtimeClassNames;   // empty = no restriction
   bool requirePriorityClass = false;
+  std::vector<RequiredLabel> requiredLabels;
 };
 
 // When live usage is unavailable (API server unreachable, not synced yet).
@@ -275,6 +285,9 @@ struct PolicySet {
   // enforced, which a reload only accepts when it is written (see server/reloader).
   bool rolloutDeclared = false;
   std::vector<TemplateKind> templateKinds;
+  // spec.mutateTemplates: workload kinds (built-in or of templateKinds) whose pod templates get
+  // the same mutations as their pods, on CREATE and UPDATE. Empty: templates are only validated.
+  std::vector<KindRef> mutatedTemplateKinds;
   // The cluster's globalDefault PriorityClass name: a pod carrying it did not choose it.
   std::optional<std::string> globalDefaultPriorityClass;
   QuotaUnavailable quotaUnavailable = QuotaUnavailable::FailOpen;
@@ -287,8 +300,19 @@ struct PolicySet {
   std::vector<std::string> exemptImages;
   std::vector<RuleExemption> ruleExemptions;  // spec.ruleExemptions, in order
   std::vector<NamespaceRule> namespaceRules;  // spec.namespaceRules: every matching rule applies
+  // The rules of scope allPods, for the pods no class takes: a class without a name, pools or
+  // GPU rules whose containers are spec.containers when its appliesTo is allPods (else none)
+  // and whose effects are spec.effects; the namespace rules of that scope judge with it.
+  // Resolved by the loader; `allPodsJudged` is false when nothing has that scope.
+  WorkloadClass allPodsRules;
+  bool allPodsJudged = false;
   CapacityCheck capacityCheck = CapacityCheck::Warn;  // the classes' default (spec.capacityCheck)
 
+  bool mutatesTemplates(std::string_view group, std::string_view kind) const {
+    for (const auto& k : mutatedTemplateKinds)
+      if (k.group == group && k.kind == kind) return true;
+    return false;
+  }
   const Pool* findPool(std::string_view n) const {
     for (const auto& p : pools)
       if (p.name == n) return &p;

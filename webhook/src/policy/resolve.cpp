@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "policy/builtin_workload_kinds.hpp"
 #include "policy/edit_distance.hpp"
 #include "policy/gpu_models.hpp"
 #include "policy/parse.hpp"
@@ -217,12 +218,54 @@ void checkRollout(const Draft& d, Diagnostics& errors) {
 
 }  // namespace
 
+namespace {
+
+// "apps/Deployment" for built-in and template kinds alike ("PodTemplate" for the core group).
+std::string kindName(std::string_view group, std::string_view kind) {
+  return group.empty() ? std::string(kind) : std::string(group) + "/" + std::string(kind);
+}
+
+// spec.mutateTemplates: each entry names one built-in workload kind or one of spec.templates, by
+// "group/Kind" or, when only one kind has the name, by "Kind".
+void resolveMutatedTemplates(Draft& d, Diagnostics& errors) {
+  std::vector<KindRef> known;
+  for (const auto& k : kBuiltinWorkloadKinds)
+    known.push_back({std::string(k.group), std::string(k.kind)});
+  for (const auto& t : d.set.templateKinds) known.push_back({t.apiGroup, t.kind});
+  std::vector<std::string> names;
+  for (const auto& k : known) names.push_back(kindName(k.group, k.kind));
+  for (const auto& [written, at] : d.mutateTemplates) {
+    std::vector<const KindRef*> matches;
+    for (const auto& k : known)
+      if (kindName(k.group, k.kind) == written ||
+          (written.find('/') == std::string::npos && k.kind == written))
+        matches.push_back(&k);
+    if (matches.size() == 1) {
+      d.set.mutatedTemplateKinds.push_back(*matches.front());
+      continue;
+    }
+    if (matches.empty()) {
+      const std::string near = nearest(written, names);
+      report(errors, at, "'" + written + "' is not a workload kind whose templates are judged",
+             near.empty() ? "built-in workload kinds and the kinds of spec.templates"
+                          : "did you mean '" + near + "'?");
+      continue;
+    }
+    report(errors, at, "'" + written + "' names several kinds",
+           "write it with its API group, e.g. '" + kindName(matches[0]->group, matches[0]->kind) +
+               "'");
+  }
+}
+
+}  // namespace
+
 void resolveDraft(Draft& draft, Diagnostics& errors) {
   checkAllDuplicates(draft, errors);
   resolveClasses(draft, errors);
   resolveClassEffects(draft);
   resolveClassContainers(draft, errors);
   resolveUnclassified(draft, errors);
+  resolveMutatedTemplates(draft, errors);
   resolveQuotas(draft, errors);
   checkRollout(draft, errors);
   resolvePlacementAndTiers(draft, errors);

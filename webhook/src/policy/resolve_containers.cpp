@@ -1,5 +1,7 @@
 // After merging: each class's container rules = spec.containers overlaid with the class's own
 // `containers`, key by key, and the checks of rules that contradict each other once combined.
+#include <algorithm>
+
 #include "policy/parse.hpp"
 
 namespace gpua::policy {
@@ -19,7 +21,28 @@ void overlay(ContainerRules& c, const ContainerRulesOverrides& o) {
   overlayKey(c.maxLimitRequestRatio, o.maxLimitRequestRatio);
   overlayKey(c.defaultRequestsPerGpu, o.defaultRequestsPerGpu);
   overlayKey(c.requiredEnv, o.requiredEnv);
+  overlayKey(c.maxPerContainer, o.maxPerContainer);
+  overlayKey(c.defaultRequests, o.defaultRequests);
+  overlayKey(c.limitsFromRequests, o.limitsFromRequests);
   overlayKey(c.appliesTo, o.appliesTo);
+}
+
+bool copies(const ContainerRules& c, const std::string& resource) {
+  return std::find(c.limitsFromRequests.begin(), c.limitsFromRequests.end(), resource) !=
+         c.limitsFromRequests.end();
+}
+
+// A default request above the per-container maximum refuses every pod it is written into.
+void checkDefaultsUnderMaxima(const ContainerRules& c, const SourceLoc& at, Diagnostics& errors) {
+  for (const auto& [resource, fixed] : c.defaultRequests) {
+    const auto max = c.maxPerContainer.find(resource);
+    if (max != c.maxPerContainer.end() && max->second.value < fixed.value)
+      report(errors, at,
+             "defaultRequests." + resource + " " + fixed.text + " is above maxPerContainer." +
+                 resource + " " + max->second.text,
+             "every container given the default would be refused; lower the default or raise "
+             "the maximum");
+  }
 }
 
 // Rules that no pod given the defaults could pass: a default above its maximum, or defaults
@@ -34,10 +57,35 @@ void checkConsistent(const ContainerRules& c, const SourceLoc& at, Diagnostics& 
              "every pod given the default would be refused; lower the default or raise the "
              "maximum");
   }
-  if (c.qos == QosClass::Guaranteed && !c.defaultRequestsPerGpu.empty())
-    report(errors, at, "qos: Guaranteed with defaultRequestsPerGpu",
-           "the defaults write requests without limits, which a Guaranteed pod cannot have; "
-           "drop defaultRequestsPerGpu, or use qos: Burstable");
+  checkDefaultsUnderMaxima(c, at, errors);
+  const bool copiesBoth = copies(c, "cpu") && copies(c, "memory");
+  for (const auto* defaults : {&c.defaultRequestsPerGpu, &c.defaultRequests}) {
+    if (c.qos != QosClass::Guaranteed || defaults->empty() || copiesBoth) continue;
+    const char* key = defaults == &c.defaultRequests ? "defaultRequests" : "defaultRequestsPerGpu";
+    report(errors, at, std::string("qos: Guaranteed with ") + key,
+           std::string("the defaults write requests without limits, which a Guaranteed pod "
+                       "cannot have; add limitsFromRequests: [cpu, memory], drop ") +
+               key + ", or use qos: Burstable");
+  }
+}
+
+// The pseudo-class of the allPods scope: spec.containers when its scope is allPods, the cluster
+// default effects, and whether anything (those rules, a namespace rule) has that scope.
+void resolveAllPodsRules(Draft& draft, Diagnostics& errors) {
+  WorkloadClass& all = draft.set.allPodsRules;
+  all.gpus.request = GpuRequest::Optional;
+  all.appliesTo = RuleScope::AllPods;
+  all.effects = draft.set.defaultEffects;
+  all.containers = {};
+  all.containers.appliesTo = RuleScope::AllPods;
+  if (draft.defaultContainers.appliesTo == RuleScope::AllPods) {
+    overlay(all.containers, draft.defaultContainers);
+    checkConsistent(all.containers, draft.defaultContainersAt, errors);
+  }
+  bool judged = !all.containers.empty();
+  for (const auto& rule : draft.set.namespaceRules)
+    judged = judged || rule.appliesTo == RuleScope::AllPods;
+  draft.set.allPodsJudged = judged;
 }
 
 }  // namespace
@@ -59,6 +107,7 @@ void resolveClassContainers(Draft& draft, Diagnostics& errors) {
     checkConsistent(rules, origin.containersAt, errors);
     cls.containers = std::move(rules);
   }
+  resolveAllPodsRules(draft, errors);
 }
 
 }  // namespace gpua::policy

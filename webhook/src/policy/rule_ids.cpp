@@ -21,9 +21,14 @@ const std::vector<std::string>& knownRuleIds() {
       kPriorityClassNotAllowed,
       kPriorityClassMissing,
       kRuntimeClassNotAllowed,
+      kRequiredLabelMissing,
       kGpuPoolWithoutRequest,
       // field guards, nodeSelector placement, checkpoints
       kVisibleDevicesWithoutGpu,
+      kNodeAffinityForbidden,
+      kNodeSelectorForbidden,
+      kNodeNameForbidden,
+      kTolerationForbidden,
       kNodeSelectorConflict,
       kCheckpointMissing,
       kCheckpointDangling,
@@ -42,6 +47,7 @@ const std::vector<std::string>& knownRuleIds() {
       kResourcesPerGpuExceeded,
       kLimitRequestRatioExceeded,
       kRequiredEnvMissing,
+      kContainerResourcesExceeded,
       // quotas
       kQuota,
       kQuotaUnavailable,

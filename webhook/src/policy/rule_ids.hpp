@@ -28,10 +28,15 @@ inline constexpr const char* kMigProfileUnavailable = "mig-profile-unavailable";
 inline constexpr const char* kPriorityClassNotAllowed = "priority-class-not-allowed";
 inline constexpr const char* kPriorityClassMissing = "priority-class-missing";
 inline constexpr const char* kRuntimeClassNotAllowed = "runtime-class-not-allowed";
+inline constexpr const char* kRequiredLabelMissing = "required-label-missing";
 inline constexpr const char* kGpuPoolWithoutRequest = "gpu-pool-without-request";
 
 // field guards, nodeSelector placement, checkpoints
 inline constexpr const char* kVisibleDevicesWithoutGpu = "visible-devices-without-gpu";
+inline constexpr const char* kNodeAffinityForbidden = "node-affinity-forbidden";
+inline constexpr const char* kNodeSelectorForbidden = "node-selector-forbidden";
+inline constexpr const char* kNodeNameForbidden = "node-name-forbidden";
+inline constexpr const char* kTolerationForbidden = "toleration-forbidden";
 inline constexpr const char* kNodeSelectorConflict = "node-selector-conflict";
 inline constexpr const char* kCheckpointMissing = "checkpoint-missing";
 inline constexpr const char* kCheckpointDangling = "checkpoint-dangling";
@@ -52,6 +57,7 @@ inline constexpr const char* kQosBestEffort = "qos-best-effort";
 inline constexpr const char* kResourcesPerGpuExceeded = "resources-per-gpu-exceeded";
 inline constexpr const char* kLimitRequestRatioExceeded = "limit-request-ratio-exceeded";
 inline constexpr const char* kRequiredEnvMissing = "required-env-missing";
+inline constexpr const char* kContainerResourcesExceeded = "container-resources-exceeded";
 
 // quotas
 inline constexpr const char* kQuota = "quota";

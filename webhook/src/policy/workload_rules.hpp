@@ -44,6 +44,13 @@ struct PriorityTier {
   std::optional<CheckpointRule> requireCheckpoint;  // pods in this tier must declare one
 };
 
+// A label the pods of a class or a namespace must carry (requiredLabels): any value, or one of
+// `values` ("" is a value).
+struct RequiredLabel {
+  std::string key;
+  std::vector<std::string> values;  // empty = any value
+};
+
 // Field guards for every pod the policy judges (on by default).
 struct FieldGuards {
   // gpu-pool-without-request: a pod without GPUs aiming at a GPU pool.
@@ -53,6 +60,17 @@ struct FieldGuards {
   bool visibleDevicesEnv = true;
   // NVIDIA_VISIBLE_DEVICES=void written into the containers of a GPU pod that ask for no GPU.
   bool voidNonGpuContainers = true;
+  // Placement the pod's author chose, forbidden on every judged pod (off by default). What the
+  // pod's class writes or requires (its pools' requirements, labels and taint tolerations) is
+  // the class's, not the author's, and never counts.
+  bool forbidNodeAffinity = false;  // node-affinity-forbidden: spec.affinity.nodeAffinity
+  bool forbidNodeSelector = false;  // node-selector-forbidden: spec.nodeSelector
+  bool forbidNodeName = false;      // node-name-forbidden: spec.nodeName
+  std::vector<std::string> forbidTolerations;  // toleration-forbidden: tolerating these taint keys
+
+  bool guardsPlacement() const {
+    return forbidNodeAffinity || forbidNodeSelector || forbidNodeName || !forbidTolerations.empty();
+  }
 };
 
 }  // namespace gpua::policy

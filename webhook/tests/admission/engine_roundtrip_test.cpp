@@ -221,6 +221,32 @@ TEST_F(EngineRoundTrip, DeploymentTemplateIsValidatedWithoutPatch) {
   EXPECT_FALSE(body["response"].HasMember("patch"));
 }
 
+// spec.mutateTemplates: /mutate patches a Deployment's template on CREATE and on UPDATE (the
+// scale subresource never reaches the engine); without it an UPDATE is not asked about.
+TEST_F(EngineRoundTrip, OptedInTemplatesArePatchedOnCreateAndUpdate) {
+  RequestSpec s;
+  s.group = "apps";
+  s.kind = "Deployment";
+  s.object = R"({"apiVersion":"apps/v1","kind":"Deployment","metadata":{"name":"d"},"spec":{)"
+             R"("template":{"metadata":{"labels":{"gpu-admission.io/class":"training"}},)"
+             R"("spec":{"containers":[{"name":"c","image":"i","resources":{"limits":{)"
+             R"("nvidia.com/gpu":1}}}]}}}})";
+  s.operation = "UPDATE";
+  EXPECT_FALSE(review(reviewJson(s), Endpoint::Mutate, policy, usage).decision.has_value());
+  policy.mutatedTemplateKinds = {{"apps", "Deployment"}};
+  for (const char* op : {"CREATE", "UPDATE"}) {
+    SCOPED_TRACE(op);
+    s.operation = op;
+    const ReviewResult r = review(reviewJson(s), Endpoint::Mutate, policy, usage);
+    ASSERT_TRUE(r.decision.has_value()) << r.body;
+    const std::string patched = applyResponsePatch(r, s.object);
+    EXPECT_NE(patched.find(R"("tolerations":[{"key":"nvidia.com/gpu")"), std::string::npos)
+        << patched;
+  }
+  s.subResource = "scale";
+  EXPECT_FALSE(review(reviewJson(s), Endpoint::Mutate, policy, usage).decision.has_value());
+}
+
 struct CorpusTally {
   int pods = 0, patched = 0, denied = 0;
 };

@@ -16,6 +16,7 @@ struct RequestSpec {
   std::string object =
       R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"p","namespace":"team-a"},"spec":{"containers":[{"name":"c","image":"i"}]}})";
   bool dryRun = false;
+  std::string subResource;  // "scale", "status"...; empty = the object itself
 };
 
 inline std::string reviewJson(const RequestSpec& s) {
@@ -24,6 +25,7 @@ inline std::string reviewJson(const RequestSpec& s) {
   out += R"("kind":{"group":")" + s.group + R"(","version":"v1","kind":")" + s.kind + R"("},)";
   out += R"("resource":{"group":")" + s.group + R"(","version":"v1","resource":"pods"},)";
   out += R"("operation":")" + s.operation + R"(",)";
+  if (!s.subResource.empty()) out += R"("subResource":")" + s.subResource + R"(",)";
   if (!s.nameSpace.empty()) out += R"("namespace":")" + s.nameSpace + R"(",)";
   out += R"("userInfo":{"username":"alice","groups":["devs"]},)";
   out += std::string(R"("dryRun":)") + (s.dryRun ? "true" : "false");

@@ -172,7 +172,13 @@ TEST(LoaderContainers, GuaranteedCannotComeFromDefaults) {
   EXPECT_EQ(r.errors[0].format(),
             "p.yaml:11:17: spec.classes[0].containers: qos: Guaranteed with "
             "defaultRequestsPerGpu (hint: the defaults write requests without limits, which a "
-            "Guaranteed pod cannot have; drop defaultRequestsPerGpu, or use qos: Burstable)");
+            "Guaranteed pod cannot have; add limitsFromRequests: [cpu, memory], drop "
+            "defaultRequestsPerGpu, or use qos: Burstable)");
+  // Copying both limits from the requests makes the defaulted containers Guaranteed.
+  auto copied =
+      load(doc(kClass + "    containers: {qos: Guaranteed, defaultRequestsPerGpu: {cpu: 4},\n"
+                        "                 limitsFromRequests: [cpu, memory]}\n"));
+  EXPECT_NE(copied.policy, nullptr) << testing::allErrors(copied);
 }
 
 TEST(LoaderContainers, QosValue) {
@@ -256,10 +262,10 @@ TEST(LoaderContainers, ScopeOfTheClassOverTheDefaultsAndUnderItsContainers) {
 }
 
 TEST(LoaderContainers, UnknownScopeNamesTheChoices) {
-  auto r = load(doc(kClass + "    appliesTo: allPods\n"));
+  auto r = load(doc(kClass + "    appliesTo: everyPod\n"));
   expectError(r, "spec.classes[0].appliesTo",
-              "p.yaml:11:16: spec.classes[0].appliesTo: unknown value 'allPods' (hint: expected "
-              "one of: gpuPods, placedPods, classPods)");
+              "p.yaml:11:16: spec.classes[0].appliesTo: unknown value 'everyPod' (hint: expected "
+              "one of: gpuPods, placedPods, classPods, allPods)");
 }
 
 TEST(LoaderContainers, ClusterDefaultWrittenTwice) {
@@ -282,6 +288,60 @@ TEST(LoaderContainers, RuleExemptionsNameTheNewRules) {
   ASSERT_EQ(r.errors.size(), 1u) << testing::allErrors(r);
   EXPECT_NE(r.errors[0].format().find("did you mean 'required-env-missing'?"), std::string::npos)
       << r.errors[0].format();
+}
+
+TEST(LoaderContainers, PerContainerMaximaDefaultsAndCopies) {
+  auto r = load(doc(kClass + "    containers:\n"
+                             "      maxPerContainer: {cpu: 32, memory: 256Gi}\n"
+                             "      defaultRequests: {cpu: 250m, memory: 256Mi}\n"
+                             "      limitsFromRequests: [memory, ephemeral-storage]\n"));
+  ASSERT_NE(r.policy, nullptr) << testing::allErrors(r);
+  const ContainerRules& c = rulesOf(r);
+  EXPECT_EQ(c.maxPerContainer.at("memory").text, "256Gi");
+  EXPECT_EQ(c.defaultRequests.at("cpu").value.milliValue(), 250);
+  EXPECT_EQ(c.limitsFromRequests, (std::vector<std::string>{"memory", "ephemeral-storage"}));
+  EXPECT_TRUE(c.writesDefaults());
+}
+
+TEST(LoaderContainers, PerContainerRulesRefuseWhatNoPodCouldPass) {
+  expectError(load(doc(kClass + "    containers: {limitsFromRequests: [gpu, memory]}\n")),
+              "spec.classes[0].containers.limitsFromRequests[0]",
+              "p.yaml:11:39: spec.classes[0].containers.limitsFromRequests[0]: unknown resource "
+              "'gpu' (hint: did you mean 'cpu'? (GPUs are governed by the class's gpus))");
+  expectError(load(doc(kClass + "    containers: {defaultRequests: {ephemeral-storage: 1Gi}}\n")),
+              "spec.classes[0].containers.defaultRequests.ephemeral-storage",
+              "p.yaml:11:36: spec.classes[0].containers.defaultRequests.ephemeral-storage: "
+              "unknown resource 'ephemeral-storage' (hint: expected cpu or memory (GPUs are "
+              "governed by the class's gpus))");
+  auto above = load(
+      doc(kClass + "    containers: {defaultRequests: {cpu: 4}, maxPerContainer: {cpu: 2}}\n"));
+  ASSERT_EQ(above.errors.size(), 1u) << testing::allErrors(above);
+  EXPECT_EQ(above.errors[0].format(),
+            "p.yaml:11:17: spec.classes[0].containers: defaultRequests.cpu 4 is above "
+            "maxPerContainer.cpu 2 (hint: every container given the default would be refused; "
+            "lower the default or raise the maximum)");
+}
+
+TEST(LoaderContainers, AllPodsIsForTheClusterDefaultAndNamespaceRules) {
+  auto ok = load(doc("  containers: {appliesTo: allPods, requireLimits: [memory]}\n" + kClass));
+  ASSERT_NE(ok.policy, nullptr) << testing::allErrors(ok);
+  EXPECT_TRUE(ok.policy->allPodsJudged);
+  EXPECT_EQ(ok.policy->allPodsRules.containers.requireLimits, std::vector<std::string>{"memory"});
+  EXPECT_EQ(rulesOf(ok).requireLimits, std::vector<std::string>{"memory"});  // and classes
+  auto none = load(doc(kClass));
+  ASSERT_NE(none.policy, nullptr);
+  EXPECT_FALSE(none.policy->allPodsJudged);
+  expectError(load(doc(kClass + "    appliesTo: allPods\n")), "spec.classes[0].appliesTo",
+              "p.yaml:11:16: spec.classes[0].appliesTo: appliesTo: allPods judges pods no class "
+              "takes, which a class's rules never see (hint: use classPods for every pod of this "
+              "class, or write the rule in spec.containers or spec.namespaceRules with "
+              "appliesTo: allPods)");
+  expectError(load(doc(kClass + "    containers: {appliesTo: allPods}\n")),
+              "spec.classes[0].containers.appliesTo",
+              "p.yaml:11:29: spec.classes[0].containers.appliesTo: appliesTo: allPods judges "
+              "pods no class takes, which a class's rules never see (hint: use classPods for "
+              "every pod of this class, or write the rule in spec.containers or "
+              "spec.namespaceRules with appliesTo: allPods)");
 }
 
 }  // namespace

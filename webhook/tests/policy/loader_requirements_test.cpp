@@ -130,8 +130,10 @@ TEST(LoaderRequirements, RuleExemptionNamesAKnownRule) {
   expectError(r, "spec.ruleExemptions[0].rules[0]",
               "p.yaml:6:13: spec.ruleExemptions[0].rules[0]: unknown rule 'max-per-containr' "
               "(hint: did you mean 'max-per-container'?)");
-  expectError(r, "spec.ruleExemptions[1].images",
-              "p.yaml:8:5: spec.ruleExemptions[1].images: missing required field 'images'");
+  expectError(r, "spec.ruleExemptions[1]",
+              "p.yaml:8:5: spec.ruleExemptions[1]: a rule exemption needs images, namespaces or "
+              "both (hint: images: pods whose every container runs one; namespaces: pods in "
+              "those namespaces)");
 }
 
 TEST(LoaderRequirements, NamespaceRules) {
@@ -152,10 +154,45 @@ TEST(LoaderRequirements, NamespaceRules) {
                "  - {namespace: [prod], priorityClassNames: [x]}\n"));
   expectError(bad, "spec.namespaceRules[0]",
               "p.yaml:6:5: spec.namespaceRules[0]: namespace rule sets nothing (hint: set "
-              "priorityClassNames, runtimeClassNames or requirePriorityClass)");
+              "priorityClassNames, runtimeClassNames, requirePriorityClass or requiredLabels)");
   expectError(bad, "spec.namespaceRules[1].namespace",
               "p.yaml:7:6: spec.namespaceRules[1].namespace: unknown key 'namespace' (hint: did "
               "you mean 'namespaces'?)");
+}
+
+TEST(LoaderRequirements, RequiredLabelsAndPlacementGuards) {
+  auto ok =
+      load(doc("  fieldGuards:\n"
+               "    forbidNodeName: true\n"
+               "    forbidTolerations: [nvidia.com/gpu]\n"
+               "  namespaceRules:\n"
+               "  - namespaces: [prod]\n"
+               "    requiredLabels: [team, {key: tier, values: [gold, \"\"]}]\n"
+               "  ruleExemptions:\n"
+               "  - {rules: [node-name-forbidden], namespaces: [ops]}\n"));
+  ASSERT_NE(ok.policy, nullptr) << testing::allErrors(ok);
+  EXPECT_TRUE(ok.policy->fieldGuards.forbidNodeName);
+  EXPECT_TRUE(ok.policy->fieldGuards.guardsPlacement());
+  const auto& labels = ok.policy->namespaceRules[0].requiredLabels;
+  ASSERT_EQ(labels.size(), 2u);
+  EXPECT_EQ(labels[1].values, (std::vector<std::string>{"gold", ""}));
+  EXPECT_TRUE(ok.policy->ruleExemptions[0].images.empty());
+
+  auto bad =
+      load(doc("  fieldGuards:\n"
+               "    forbidTolerations: [nvidia.com/gpu, nvidia.com/gpu]\n"
+               "  namespaceRules:\n"
+               "  - namespaces: [prod]\n"
+               "    requiredLabels: [team, team, {key: tier, values: []}]\n"));
+  expectError(bad, "spec.fieldGuards.forbidTolerations[1]",
+              "p.yaml:6:41: spec.fieldGuards.forbidTolerations[1]: 'nvidia.com/gpu' is listed "
+              "twice");
+  expectError(bad, "spec.namespaceRules[0].requiredLabels[1]",
+              "p.yaml:9:28: spec.namespaceRules[0].requiredLabels[1]: label 'team' is listed "
+              "twice");
+  expectError(bad, "spec.namespaceRules[0].requiredLabels[2].values",
+              "p.yaml:9:54: spec.namespaceRules[0].requiredLabels[2].values: empty value list "
+              "(hint: list the allowed values, or omit values to accept any)");
 }
 
 }  // namespace

@@ -8,6 +8,7 @@ namespace {
 
 using testing::doc;
 using testing::errorAt;
+using testing::expectError;
 using testing::load;
 
 const std::string kPools =
@@ -279,6 +280,27 @@ TEST(LoaderResolve, DefaultsOfAnAlmostEmptyPolicy) {
   EXPECT_FALSE(p.globalDefaultPriorityClass.has_value());
   EXPECT_EQ(p.quotaUnavailable, QuotaUnavailable::FailOpen);
   EXPECT_EQ(p.sourceFiles, std::vector<std::string>{"p.yaml"});
+}
+
+TEST(LoaderResolve, MutateTemplatesNamesJudgedWorkloadKinds) {
+  const std::string templates =
+      "  templates:\n"
+      "  - {apiGroup: kubeflow.org, kind: PyTorchJob, paths: "
+      "[spec.pytorchReplicaSpecs.*.template]}\n"
+      "  - {apiGroup: example.com, kind: Deployment, paths: [spec.template]}\n";
+  auto ok = load(doc(templates + "  mutateTemplates: [batch/Job, PyTorchJob, apps/Deployment]\n"));
+  ASSERT_NE(ok.policy, nullptr) << testing::allErrors(ok);
+  EXPECT_TRUE(ok.policy->mutatesTemplates("batch", "Job"));
+  EXPECT_TRUE(ok.policy->mutatesTemplates("kubeflow.org", "PyTorchJob"));
+  EXPECT_TRUE(ok.policy->mutatesTemplates("apps", "Deployment"));
+  EXPECT_FALSE(ok.policy->mutatesTemplates("example.com", "Deployment"));
+  auto bad = load(doc(templates + "  mutateTemplates: [Deployment, apps/Deploymnt]\n"));
+  expectError(bad, "spec.mutateTemplates[0]",
+              "p.yaml:8:21: spec.mutateTemplates[0]: 'Deployment' names several kinds (hint: "
+              "write it with its API group, e.g. 'apps/Deployment')");
+  expectError(bad, "spec.mutateTemplates[1]",
+              "p.yaml:8:33: spec.mutateTemplates[1]: 'apps/Deploymnt' is not a workload kind "
+              "whose templates are judged (hint: did you mean 'apps/Deployment'?)");
 }
 
 }  // namespace

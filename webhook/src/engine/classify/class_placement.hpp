@@ -20,18 +20,32 @@ inline bool getsClassPlacement(const policy::WorkloadClass& cls, const PodGpu& g
   return gpu.hasGpu || placesCpuPods(cls);
 }
 
-// Whether a rule scoped by `appliesTo` judges this pod of the class.
+// The allPods pseudo-class (PolicySet::allPodsRules) judging a pod no class takes.
+inline bool isAllPodsRules(const policy::WorkloadClass& cls) {
+  return cls.name.empty();
+}
+
+// Whether a rule scoped by `appliesTo` judges this pod of the class. For a pod no class takes
+// (judged with the allPods pseudo-class) only rules of scope allPods do.
 inline bool inRuleScope(policy::RuleScope scope, const policy::WorkloadClass& cls,
                         const PodGpu& gpu) {
+  if (isAllPodsRules(cls)) return scope == policy::RuleScope::AllPods;
   switch (scope) {
     case policy::RuleScope::GpuPods:
       return gpu.hasGpu;
     case policy::RuleScope::PlacedPods:
       return getsClassPlacement(cls, gpu);
     case policy::RuleScope::ClassPods:
+    case policy::RuleScope::AllPods:
       return true;
   }
   return false;
+}
+
+// Who a rule belongs to, in messages: "class training", or the cluster default for allPods.
+inline std::string ruleOwner(const policy::WorkloadClass& cls) {
+  return isAllPodsRules(cls) ? std::string("the cluster default (spec.containers)")
+                             : "class " + cls.name;
 }
 
 inline std::vector<const policy::Pool*> cpuPoolsOf(const policy::WorkloadClass& cls,

@@ -11,7 +11,7 @@ namespace {
 bool covers(const policy::RuleExemption& e, const PodView& pod, std::string_view ns,
             const kube::Labels& nsLabels) {
   if (e.namespaces && !e.namespaces->matches(ns, nsLabels)) return false;
-  return allImagesMatch(pod, e.images);
+  return e.images.empty() || allImagesMatch(pod, e.images);
 }
 
 }  // namespace
@@ -23,7 +23,8 @@ std::string policyExemption(const PodView& pod, std::string_view namespaceName,
   for (std::size_t i = 0; i < policy.ruleExemptions.size(); ++i) {
     const auto& e = policy.ruleExemptions[i];
     if (e.rules.empty() && covers(e, pod, namespaceName, namespaceLabels))
-      return "every container image is exempt (spec.ruleExemptions[" + std::to_string(i) + "])";
+      return std::string(e.images.empty() ? "the namespace" : "every container image") +
+             " is exempt (spec.ruleExemptions[" + std::to_string(i) + "])";
   }
   return {};
 }

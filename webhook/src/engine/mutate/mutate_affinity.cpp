@@ -1,4 +1,5 @@
 #include "engine/core/json_util.hpp"
+#include "engine/core/node_requirements.hpp"
 #include "engine/mutate/mutation.hpp"
 
 namespace gpua::engine {
@@ -7,29 +8,48 @@ namespace {
 
 constexpr std::string_view kRequired = "requiredDuringSchedulingIgnoredDuringExecution";
 
-// The term already holds exactly this requirement (our own earlier output, or the user's).
-bool hasExpression(const rapidjson::Value& term, const policy::NodeRequirementRef& req) {
-  const rapidjson::Value* exprs = json::arrayMember(&term, "matchExpressions");
+// A label requirement of the pod's own, as views into the pod.
+struct PodRequirement {
+  policy::NodeOperator op;
+  std::vector<std::string_view> values;
+};
+
+std::optional<PodRequirement> podRequirement(const rapidjson::Value& e) {
+  const auto op = nodeOperatorOf(json::stringMember(&e, "operator"));
+  if (!op) return std::nullopt;
+  PodRequirement r{*op, {}};
+  if (const rapidjson::Value* values = json::arrayMember(&e, "values"))
+    for (const auto& v : values->GetArray()) {
+      if (!v.IsString()) return std::nullopt;  // the apiserver refuses it: conclude nothing
+      r.values.push_back(json::view(v));
+    }
+  return r;
+}
+
+// What the pool asks of the nodes, seen from the pod: `req` holds on every node the pod can
+// reach through `term` and spec.nodeSelector (which the scheduler ANDs with every term) when one
+// requirement there implies it (the same one, or `k In [v]` / nodeSelector k: v for a pool's
+// `k Exists`...). Require mode demands exactly what this leaves out.
+bool implied(const rapidjson::Value* term, const rapidjson::Value* nodeSelector,
+             const policy::NodeRequirementRef& req) {
+  if (const rapidjson::Value* v = json::member(nodeSelector, req.key);
+      v != nullptr && v->IsString())
+    if (req.matchesValue(true, json::view(*v))) return true;
+  const rapidjson::Value* exprs = json::arrayMember(term, "matchExpressions");
   if (exprs == nullptr) return false;
   for (const auto& e : exprs->GetArray()) {
-    if (json::stringMember(&e, "key") != req.key ||
-        json::stringMember(&e, "operator") != policy::nodeOperatorName(req.op))
-      continue;
-    const rapidjson::Value* values = json::arrayMember(&e, "values");
-    const std::size_t n = values == nullptr ? 0 : values->Size();
-    if (n != req.values.size()) continue;
-    bool same = true;
-    for (rapidjson::SizeType i = 0; i < n && same; ++i)
-      same = json::view((*values)[i]) == req.values[i];
-    if (same) return true;
+    if (json::stringMember(&e, "key") != req.key) continue;
+    const auto have = podRequirement(e);
+    if (have && policy::requirementImplies(have->op, have->values, req.op, req.values)) return true;
   }
   return false;
 }
 
-bool termHasPool(const rapidjson::Value& term, const policy::Pool& pool) {
+bool termHasPool(const rapidjson::Value* term, const rapidjson::Value* nodeSelector,
+                 const policy::Pool& pool) {
   bool all = true;
   pool.forEachRequirement(
-      [&](const policy::NodeRequirementRef& r) { all = all && hasExpression(term, r); });
+      [&](const policy::NodeRequirementRef& r) { all = all && implied(term, nodeSelector, r); });
   return all;
 }
 
@@ -40,9 +60,10 @@ void writeString(AppendWriter& w, std::string_view s) {
   w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
 }
 
-void writePoolExpressions(AppendWriter& w, const policy::Pool& pool, const rapidjson::Value* term) {
+void writePoolExpressions(AppendWriter& w, const policy::Pool& pool, const rapidjson::Value* term,
+                          const rapidjson::Value* nodeSelector) {
   pool.forEachRequirement([&](const policy::NodeRequirementRef& r) {
-    if (term != nullptr && hasExpression(*term, r)) return;
+    if (implied(term, nodeSelector, r)) return;
     w.StartObject();
     w.Key("key");
     writeString(w, r.key);
@@ -59,7 +80,8 @@ void writePoolExpressions(AppendWriter& w, const policy::Pool& pool, const rapid
 }
 
 // `term` AND `pool`: the term's members as they are, matchExpressions extended.
-void writeTermWithPool(AppendWriter& w, const rapidjson::Value* term, const policy::Pool& pool) {
+void writeTermWithPool(AppendWriter& w, const rapidjson::Value* term, const policy::Pool& pool,
+                       const rapidjson::Value* nodeSelector) {
   w.StartObject();
   bool wroteExpressions = false;
   if (term != nullptr) {
@@ -73,7 +95,7 @@ void writeTermWithPool(AppendWriter& w, const rapidjson::Value* term, const poli
       }
       w.StartArray();
       for (const auto& e : it->value.GetArray()) e.Accept(w);
-      writePoolExpressions(w, pool, term);
+      writePoolExpressions(w, pool, term, nodeSelector);
       w.EndArray();
       wroteExpressions = true;
     }
@@ -81,7 +103,7 @@ void writeTermWithPool(AppendWriter& w, const rapidjson::Value* term, const poli
   if (!wroteExpressions) {
     w.Key("matchExpressions");
     w.StartArray();
-    writePoolExpressions(w, pool, term);
+    writePoolExpressions(w, pool, term, nodeSelector);
     w.EndArray();
   }
   w.EndObject();
@@ -89,23 +111,28 @@ void writeTermWithPool(AppendWriter& w, const rapidjson::Value* term, const poli
 
 // Appends the new nodeSelectorTerms to `out`; `changed` tells whether it differs from `terms`.
 void appendTerms(std::string& out, const rapidjson::Value* terms,
-                 const std::vector<const policy::Pool*>& pools, bool& changed) {
+                 const std::vector<const policy::Pool*>& pools,
+                 const rapidjson::Value* nodeSelector, bool& changed) {
   json::StringAppender stream{out};
   AppendWriter w(stream);
   w.StartArray();
+  const auto satisfied = [&](const rapidjson::Value* term) {
+    for (const auto* pool : pools)
+      if (termHasPool(term, nodeSelector, *pool)) return true;
+    return false;
+  };
   if (terms == nullptr || terms->Empty()) {
-    changed = true;
-    for (const auto* pool : pools) writeTermWithPool(w, nullptr, *pool);
+    // spec.nodeSelector alone may already place the pod in a pool.
+    changed = !satisfied(nullptr);
+    for (const auto* pool : pools) writeTermWithPool(w, nullptr, *pool, nodeSelector);
   } else {
     for (const auto& term : terms->GetArray()) {
-      bool satisfied = false;
-      for (const auto* pool : pools) satisfied = satisfied || termHasPool(term, *pool);
-      if (satisfied) {
+      if (satisfied(&term)) {
         term.Accept(w);  // already narrowed to one of the pools (our own earlier output)
         continue;
       }
       changed = true;
-      for (const auto* pool : pools) writeTermWithPool(w, &term, *pool);
+      for (const auto* pool : pools) writeTermWithPool(w, &term, *pool, nodeSelector);
     }
   }
   w.EndArray();
@@ -141,7 +168,7 @@ void mutateAffinity(const MutationContext& ctx, MutationOutput& out) {
   value.reserve(512);
   for (std::size_t i = 3 - wraps; i < 3; ++i) value += kWrapOpen[i];
   bool changed = false;
-  appendTerms(value, terms, pools, changed);
+  appendTerms(value, terms, pools, json::objectMember(ctx.pod.spec, "nodeSelector"), changed);
   if (!changed) return;
   value.append(wraps, '}');
   constexpr std::string_view kRequiredPath =

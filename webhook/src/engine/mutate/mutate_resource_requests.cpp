@@ -1,7 +1,9 @@
-// containers.defaultRequestsPerGpu: a container that asks for GPUs and sets neither a request
-// nor a limit of cpu (or memory) gets a request of the per-GPU value times its GPUs, in the
-// unit the policy wrote. Idempotent: the request exists after the first pass. A missing
-// resources.requests is added whole (the apiserver's patcher cannot add into a missing parent).
+// The class's container defaults (containers.defaultRequestsPerGpu, defaultRequests,
+// limitsFromRequests): a container that sets neither a request nor a limit of a resource gets
+// the default request (per GPU x its GPUs in a GPU container, else the fixed one), and one
+// without a limit of a copied resource gets its request as the limit, in the unit the policy
+// (or the pod) wrote. Idempotent: what is written exists after the first pass. A missing parent
+// (resources, requests, limits) is added whole (the apiserver's patcher cannot add into it).
 #include "engine/core/json_util.hpp"
 #include "engine/core/text.hpp"
 #include "engine/mutate/mutation.hpp"
@@ -9,30 +11,84 @@
 
 namespace gpua::engine {
 
+namespace {
+
+// {"cpu":"8","memory":"64Gi"}: one map of resources -> quantities, as a JSON object.
+struct ResourceMap {
+  std::string json;
+  void add(std::string_view resource, const std::string& value) {
+    // append, not +: `"," + std::string&&` is GCC 12's false -Wrestrict at -O3 (bug 105329)
+    json.append(json.empty() ? "{" : ",").append(json::quoteString(resource));
+    json.append(":").append(value);
+  }
+  bool empty() const { return json.empty(); }
+  std::string object() const { return json + "}"; }
+};
+
+// The resources the class may write into containers: its defaults' and its copies' names.
+std::vector<std::string_view> writtenResources(const policy::ContainerRules& rules) {
+  std::vector<std::string_view> out;
+  const auto addName = [&](std::string_view n) {
+    for (const auto& seen : out)
+      if (seen == n) return;
+    out.push_back(n);
+  };
+  for (const auto& [r, q] : rules.defaultRequestsPerGpu) addName(r);
+  for (const auto& [r, q] : rules.defaultRequests) addName(r);
+  for (const auto& r : rules.limitsFromRequests) addName(r);
+  return out;
+}
+
+// Ops for one container's map `field` ("requests"/"limits"): key by key into an existing map,
+// else the map whole (or, with no resources at all, collected by the caller).
+void writeMap(const ContainerGpu& c, const rapidjson::Value* existing, std::string_view field,
+              const std::vector<std::pair<std::string_view, std::string>>& adds,
+              MutationOutput& out, ResourceMap& whole) {
+  for (const auto& [resource, value] : adds) {
+    if (existing != nullptr) {
+      out.add(containerPath(c) + "/resources/" + std::string(field) + "/" +
+                  escapePointerToken(resource),
+              value);
+    } else {
+      whole.add(resource, value);
+    }
+  }
+}
+
+}  // namespace
+
 void mutateResourceRequests(const MutationContext& ctx, MutationOutput& out) {
   const policy::ContainerRules& rules = ctx.cls.containers;
-  if (rules.defaultRequestsPerGpu.empty()) return;
+  if (!rules.writesDefaults()) return;
+  const std::vector<std::string_view> resources = writtenResources(rules);
   std::vector<std::string> names;
   for (const auto& c : ctx.gpu.containers) {
-    if (c.resources == nullptr) continue;  // a GPU container always has resources
-    std::string object;                    // {"cpu":"8",...} when requests is absent
-    for (const auto& [resource, perGpu] : rules.defaultRequestsPerGpu) {
-      const auto q = defaultRequest(rules, c, resource);
-      if (!q) continue;
-      const std::string value = json::quoteString(quantityText(*q, perGpu.text));
-      if (c.requests != nullptr) {
-        out.add(containerPath(c) + "/resources/requests/" + escapePointerToken(resource), value);
-      } else {
-        // append, not +: `"," + std::string&&` is GCC 12's false -Wrestrict at -O3 (bug 105329)
-        object.append(object.empty() ? "{" : ",").append(json::quoteString(resource));
-        object.append(":").append(value);
-      }
-      if (names.empty() || names.back() != c.name) names.push_back(std::string(c.name));
+    std::vector<std::pair<std::string_view, std::string>> requests, limits;
+    for (const auto resource : resources) {
+      if (auto q = defaultRequest(rules, c, resource)) requests.emplace_back(resource, q->json);
+      if (auto q = defaultLimit(rules, c, resource)) limits.emplace_back(resource, q->json);
     }
-    if (!object.empty()) out.add(containerPath(c) + "/resources/requests", object + "}");
+    if (requests.empty() && limits.empty()) continue;
+    ResourceMap newRequests, newLimits;
+    writeMap(c, c.requests, "requests", requests, out, newRequests);
+    writeMap(c, c.limits, "limits", limits, out, newLimits);
+    if (c.resources == nullptr) {
+      std::string whole = "{";
+      if (!newRequests.empty()) whole.append("\"requests\":").append(newRequests.object());
+      if (!newLimits.empty())
+        whole.append(newRequests.empty() ? "" : ",")
+            .append("\"limits\":")
+            .append(newLimits.object());
+      out.add(containerPath(c) + "/resources", whole + "}");
+    } else {
+      if (!newRequests.empty())
+        out.add(containerPath(c) + "/resources/requests", newRequests.object());
+      if (!newLimits.empty()) out.add(containerPath(c) + "/resources/limits", newLimits.object());
+    }
+    names.push_back(std::string(c.name));
   }
   if (names.empty()) return;
-  out.changes.push_back("cpu/memory requests per GPU (" +
+  out.changes.push_back("container resource defaults (" +
                         text::oneLine(text::join(names, ", "), 60) + ")");
 }
 

@@ -3,8 +3,9 @@
 
 namespace gpua::engine {
 
+// The pools are the ones the pod is placed on: GPU pools for a GPU pod, CPU pools for a pod
+// without GPUs that its class places.
 void mutateRuntimeClass(const MutationContext& ctx, MutationOutput& out) {
-  if (!ctx.gpu.hasGpu) return;  // the runtime class belongs to GPU nodes
   const std::string* wanted = nullptr;
   for (const auto* pool : ctx.pools)
     if (pool->runtimeClassName && wanted == nullptr) wanted = &*pool->runtimeClassName;

@@ -44,8 +44,9 @@ std::string_view gpuRewriteTarget(const policy::WorkloadClass& cls, const PodGpu
 // Renames nvidia.com/gpu to the class's resource (requests and limits, all containers) and adds
 // limits equal to requests where only requests are given.
 void mutateResources(const MutationContext& ctx, MutationOutput& out);
-// containers.defaultRequestsPerGpu: cpu/memory requests (per GPU x the container's GPUs) where a
-// GPU container sets neither a request nor a limit of the resource.
+// The class's container defaults: requests (per GPU x the container's GPUs in a GPU container,
+// else defaultRequests) where a container sets neither a request nor a limit of the resource,
+// and limits copied from requests (limitsFromRequests) where it sets no limit.
 void mutateResourceRequests(const MutationContext& ctx, MutationOutput& out);
 // ANDs each pool's nodeSelector into every required nodeSelectorTerm (one term per pool).
 void mutateAffinity(const MutationContext& ctx, MutationOutput& out);

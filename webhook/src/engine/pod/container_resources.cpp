@@ -1,5 +1,6 @@
 #include "engine/pod/container_resources.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include "engine/core/json_util.hpp"
@@ -52,19 +53,40 @@ std::optional<Quantity> quantityOfNanos(Nanos n) {
   return Quantity{static_cast<int64_t>(n / kNanosPerUnit), static_cast<int32_t>(n % kNanosPerUnit)};
 }
 
-std::optional<Quantity> defaultRequest(const policy::ContainerRules& rules, const ContainerGpu& c,
-                                       std::string_view resource) {
-  const auto it = rules.defaultRequestsPerGpu.find(std::string(resource));
-  if (it == rules.defaultRequestsPerGpu.end() || c.units() <= 0) return std::nullopt;
+std::optional<WrittenQuantity> defaultRequest(const policy::ContainerRules& rules,
+                                              const ContainerGpu& c, std::string_view resource) {
   if (json::member(c.requests, resource) != nullptr || json::member(c.limits, resource) != nullptr)
     return std::nullopt;
-  // Beyond what a quantity can hold (the loader keeps perGpu positive): leave it as written.
-  // Checked by division, since clang's 128-bit overflow builtins need compiler-rt.
-  const Nanos perGpu = nanosOf(it->second.value);
-  const Nanos units = c.units();
-  const Nanos largest = static_cast<Nanos>(std::numeric_limits<int64_t>::max()) * kNanosPerUnit;
-  if (perGpu <= 0 || units > largest / perGpu) return std::nullopt;
-  return quantityOfNanos(perGpu * units);
+  const std::string key(resource);
+  if (const auto it = rules.defaultRequestsPerGpu.find(key);
+      it != rules.defaultRequestsPerGpu.end() && c.units() > 0) {
+    // Beyond what a quantity can hold (the loader keeps perGpu positive): leave it as written.
+    // Checked by division, since clang's 128-bit overflow builtins need compiler-rt.
+    const Nanos perGpu = nanosOf(it->second.value);
+    const Nanos units = c.units();
+    const Nanos largest = static_cast<Nanos>(std::numeric_limits<int64_t>::max()) * kNanosPerUnit;
+    if (perGpu <= 0 || units > largest / perGpu) return std::nullopt;
+    const auto q = quantityOfNanos(perGpu * units);
+    if (!q) return std::nullopt;
+    return WrittenQuantity{*q, json::quoteString(quantityText(*q, it->second.text))};
+  }
+  if (const auto it = rules.defaultRequests.find(key); it != rules.defaultRequests.end())
+    return WrittenQuantity{it->second.value, json::quoteString(it->second.text)};
+  return std::nullopt;
+}
+
+std::optional<WrittenQuantity> defaultLimit(const policy::ContainerRules& rules,
+                                            const ContainerGpu& c, std::string_view resource) {
+  const auto& copied = rules.limitsFromRequests;
+  if (std::find(copied.begin(), copied.end(), resource) == copied.end() ||
+      json::member(c.limits, resource) != nullptr)
+    return std::nullopt;
+  if (const rapidjson::Value* request = json::member(c.requests, resource)) {
+    const auto q = quantityFromJson(*request);
+    if (!q) return std::nullopt;  // unreadable: the apiserver refuses the pod anyway
+    return WrittenQuantity{*q, json::serialize(*request)};
+  }
+  return defaultRequest(rules, c, resource);
 }
 
 ContainerAmount containerAmount(const policy::ContainerRules& rules, const ContainerGpu& c,
@@ -73,10 +95,16 @@ ContainerAmount containerAmount(const policy::ContainerRules& rules, const Conta
   a.request = readQuantity(c.requests, resource, a.requestWritten);
   a.limit = readQuantity(c.limits, resource, a.limitWritten);
   if (!a.requestWritten && a.limitWritten) a.request = a.limit;  // the apiserver's defaulting
-  if (!a.requestWritten && !a.limitWritten && applyDefaults) {
-    a.request = defaultRequest(rules, c, resource);
+  if (!applyDefaults) return a;
+  if (!a.requestWritten && !a.limitWritten) {
+    if (const auto d = defaultRequest(rules, c, resource)) a.request = d->value;
     a.defaulted = a.request.has_value();
   }
+  if (!a.limitWritten)
+    if (const auto d = defaultLimit(rules, c, resource)) {
+      a.limit = d->value;
+      a.limitDefaulted = true;
+    }
   return a;
 }
 

@@ -1,7 +1,8 @@
-// The cpu and memory of a GPU pod's containers as the class's `containers` rules see them:
-// each request and limit read exactly (Kubernetes quantities), after the apiserver's defaulting
-// (a request absent but a limit set means request = limit) and, when the class writes them, its
-// defaultRequestsPerGpu, so validation judges the pod as it will be admitted. Plus the exact
+// The cpu and memory of a pod's containers as the class's `containers` rules see them: each
+// request and limit read exactly (Kubernetes quantities), after the apiserver's defaulting (a
+// request absent but a limit set means request = limit) and, when the class writes them, its
+// default requests and copied limits, so validation judges the pod as it will be admitted and
+// the mutation writes exactly what validation assumed. Plus the exact
 // arithmetic and the quantity texts the rules need.
 #pragma once
 
@@ -30,16 +31,30 @@ struct ContainerAmount {
   bool limitWritten = false;
   std::optional<Quantity> request;  // the effective request: written, else the limit, else the
                                     // class default (when applied)
-  std::optional<Quantity> limit;
-  bool defaulted = false;  // the request is the class's defaultRequestsPerGpu
+  std::optional<Quantity> limit;    // written, else copied from the request (when applied)
+  bool defaulted = false;           // the request is the class's default (per GPU or per container)
+  bool limitDefaulted = false;      // the limit is the request, copied (limitsFromRequests)
 };
 
-// The class's per-GPU default for `resource` in container `c` (perGpu x its GPUs), when the
-// container asks for GPUs and sets neither a request nor a limit of it; nullopt otherwise.
-std::optional<Quantity> defaultRequest(const policy::ContainerRules& rules, const ContainerGpu& c,
-                                       std::string_view resource);
+// A quantity the class writes: its value, and its JSON as written into the pod (the author's
+// unit: 64Gi per GPU x 2 is "128Gi"; a copied request keeps the pod's own text).
+struct WrittenQuantity {
+  Quantity value;
+  std::string json;
+};
 
-// `applyDefaults`: the class writes defaultRequestsPerGpu (mutate mode, not validate-only).
+// The request the class writes for `resource` into container `c` when it sets neither a
+// request nor a limit of it: defaultRequestsPerGpu x its GPUs in a container that asks for
+// GPUs, else defaultRequests; nullopt when none applies.
+std::optional<WrittenQuantity> defaultRequest(const policy::ContainerRules& rules,
+                                              const ContainerGpu& c, std::string_view resource);
+
+// The limit the class writes (limitsFromRequests) into a container without one: its request,
+// written or defaulted; nullopt when none applies.
+std::optional<WrittenQuantity> defaultLimit(const policy::ContainerRules& rules,
+                                            const ContainerGpu& c, std::string_view resource);
+
+// `applyDefaults`: the class writes its defaults (mutate mode, not validate-only).
 ContainerAmount containerAmount(const policy::ContainerRules& rules, const ContainerGpu& c,
                                 std::string_view resource, bool applyDefaults);
 

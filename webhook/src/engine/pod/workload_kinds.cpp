@@ -2,12 +2,6 @@
 
 namespace gpua::engine {
 
-const WorkloadKind* findBuiltinWorkloadKind(std::string_view group, std::string_view kind) {
-  for (const auto& k : kBuiltinWorkloadKinds)
-    if (k.group == group && k.kind == kind) return &k;
-  return nullptr;
-}
-
 bool isReviewableKind(std::string_view group, std::string_view kind,
                       const policy::PolicySet& policy) {
   if (group.empty() && kind == "Pod") return true;

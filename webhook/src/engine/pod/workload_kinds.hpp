@@ -1,34 +1,18 @@
-// The built-in workload kinds whose pod templates are judged, with where each keeps its template:
-// the one table read by the engine's template finder, the admission router and the CLI, so a
-// kind that is accepted is always judged. The policy's `templates` add custom kinds.
+// Which kinds the engine reviews: a Pod, a built-in workload kind (the table lives in
+// policy/builtin_workload_kinds.hpp, where the loader reads it too) or one of the policy's
+// template kinds.
 #pragma once
 
-#include <array>
 #include <string_view>
 
+#include "policy/builtin_workload_kinds.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::engine {
 
-struct WorkloadKind {
-  std::string_view group;  // "" = the core group
-  std::string_view kind;
-  std::string_view templatePath;  // dotted path from the object to its pod template
-};
-
-inline constexpr std::array<WorkloadKind, 8> kBuiltinWorkloadKinds = {{
-    {"apps", "Deployment", "spec.template"},
-    {"apps", "StatefulSet", "spec.template"},
-    {"apps", "DaemonSet", "spec.template"},
-    {"apps", "ReplicaSet", "spec.template"},
-    {"", "ReplicationController", "spec.template"},
-    {"batch", "Job", "spec.template"},
-    {"batch", "CronJob", "spec.jobTemplate.spec.template"},
-    {"", "PodTemplate", "template"},  // a PodTemplate has no spec: its template is top-level
-}};
-
-// The built-in kind, or nullptr.
-const WorkloadKind* findBuiltinWorkloadKind(std::string_view group, std::string_view kind);
+using policy::findBuiltinWorkloadKind;
+using policy::kBuiltinWorkloadKinds;
+using policy::WorkloadKind;
 
 // A Pod, a built-in workload kind or one of the policy's template kinds.
 bool isReviewableKind(std::string_view group, std::string_view kind,

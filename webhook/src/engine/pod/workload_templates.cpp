@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "engine/core/json_util.hpp"
+#include "engine/core/patch_op.hpp"
 #include "engine/pod/workload_kinds.hpp"
 
 namespace gpua::engine {
@@ -25,19 +26,21 @@ std::vector<std::string_view> splitPath(std::string_view path) {
 struct Found {
   const rapidjson::Value* tmpl;
   std::string path;
+  std::string pointer;  // the same place as a JSON pointer
   std::string replica;  // what the first '*' matched
 };
 
 struct Walk {
   const std::vector<std::string_view>& tokens;
   std::string path;
+  std::string pointer;
   std::string replica;
   std::vector<Found>& out;
 
   void at(const rapidjson::Value& v, std::size_t i) {
     if (out.size() >= kMaxTemplates) return;
     if (i == tokens.size()) {
-      if (v.IsObject()) out.push_back({&v, path, replica});
+      if (v.IsObject()) out.push_back({&v, path, pointer, replica});
       return;
     }
     if (tokens[i] == "*") {
@@ -54,13 +57,15 @@ struct Walk {
   }
 
   void step(const rapidjson::Value& child, std::string_view token, std::size_t i, bool star) {
-    const std::size_t mark = path.size();
+    const std::size_t mark = path.size(), pointerMark = pointer.size();
     const bool firstStar = star && replica.empty();
     if (!path.empty()) path += '.';
     path += token;
+    pointer.append("/").append(escapePointerToken(token));
     if (firstStar) replica = token;
     at(child, i + 1);
     path.resize(mark);
+    pointer.resize(pointerMark);
     if (firstStar) replica.clear();
   }
 };
@@ -68,7 +73,7 @@ struct Walk {
 void collect(const rapidjson::Value& object, std::string_view templatePath,
              std::vector<Found>& out) {
   const auto tokens = splitPath(templatePath);
-  Walk{tokens, {}, {}, out}.at(object, 0);
+  Walk{tokens, {}, {}, {}, out}.at(object, 0);
 }
 
 std::string lowerCase(std::string s) {
@@ -102,7 +107,7 @@ void addLabels(const std::map<std::string, std::string>& labels, std::string_vie
 std::vector<PodTemplateRef> refs(std::vector<Found> found) {
   std::vector<PodTemplateRef> out;
   out.reserve(found.size());
-  for (auto& f : found) out.push_back({f.tmpl, std::move(f.path), {}});
+  for (auto& f : found) out.push_back({f.tmpl, std::move(f.path), std::move(f.pointer), {}});
   return out;
 }
 
@@ -128,7 +133,7 @@ std::optional<std::vector<PodTemplateRef>> findPodTemplates(const rapidjson::Val
       collect(object, p, found);
       const auto byPath = tk.podLabelsByPath.find(p);
       for (const auto& f : found) {
-        PodTemplateRef ref{f.tmpl, f.path, {}};
+        PodTemplateRef ref{f.tmpl, f.path, f.pointer, {}};
         addLabels(tk.podLabels, name, f, ref.controllerLabels);
         if (byPath != tk.podLabelsByPath.end())
           addLabels(byPath->second, name, f, ref.controllerLabels);

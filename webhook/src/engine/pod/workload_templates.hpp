@@ -18,6 +18,7 @@ namespace gpua::engine {
 struct PodTemplateRef {
   const rapidjson::Value* tmpl = nullptr;  // an object
   std::string path;                        // "spec.pytorchReplicaSpecs.Worker.template"
+  std::string pointer;                     // "/spec/pytorchReplicaSpecs/Worker/template"
   // The labels the kind's controller adds to the pods it creates from this template
   // (TemplateKind::podLabels and podLabelsByPath, placeholders filled in).
   kube::Labels controllerLabels;

@@ -1,6 +1,6 @@
 // Allowed runtime classes per class, the namespace rules' allowed priority and runtime classes,
-// and "a priority class is required". Judged on the value the pod ends up with: its own, or the
-// one the class writes in mutate mode.
+// "a priority class is required" and the required labels of both. Judged on the value the pod ends
+// up with: its own, or the one the class writes in mutate mode.
 #include "engine/classify/class_placement.hpp"
 #include "engine/core/text.hpp"
 #include "engine/validate/require_effects.hpp"
@@ -20,11 +20,18 @@ bool listed(const std::vector<std::string>& names, std::string_view name) {
   return false;
 }
 
-// The runtime class the class's GPU pools write (pods without GPUs get none from them).
+// The runtime class the pod's pools write: its class's GPU pools for a GPU pod, its CPU pools
+// for a pod without GPUs the class places (an unplaced CPU pod gets none).
 const std::string* poolRuntimeClass(const ValidationInput& in) {
-  if (!in.gpu.hasGpu) return nullptr;
-  for (const auto* pool : in.pools)
-    if (pool->runtimeClassName) return &*pool->runtimeClassName;
+  if (in.gpu.hasGpu) {
+    for (const auto* pool : in.pools)
+      if (pool->runtimeClassName) return &*pool->runtimeClassName;
+    return nullptr;
+  }
+  if (!placesCpuPods(in.cls)) return nullptr;
+  for (const auto& name : in.cls.cpuPools)
+    if (const auto* pool = in.policy.findCpuPool(name); pool != nullptr && pool->runtimeClassName)
+      return &*pool->runtimeClassName;
   return nullptr;
 }
 
@@ -103,17 +110,44 @@ void checkPriorityClassPresent(const ValidationInput& in, bool byClass, bool byN
                                       : " to one of " + text::join(choices))});
 }
 
+// requiredLabels of the class or of a namespace rule (`who`): one finding per rule that the pod's
+// labels (a template's: with its controller's) do not meet, naming every label to fix.
+void checkRequiredLabels(const ValidationInput& in, const std::vector<policy::RequiredLabel>& want,
+                         const std::string& who, std::vector<Violation>& out) {
+  std::vector<std::string> wrong, fixes;
+  for (const auto& label : want) {
+    bool found = false;
+    const std::string_view value = in.pod.label(label.key, &found);
+    if (found && (label.values.empty() || listed(label.values, value))) continue;
+    wrong.push_back(found ? "label " + label.key + "=" + text::quoted(text::oneLine(value, 60))
+                          : "no label " + label.key);
+    fixes.push_back(label.key + (label.values.empty()
+                                     ? std::string()
+                                     : " (one of " + text::join(label.values) + ")"));
+  }
+  if (wrong.empty()) return;
+  out.push_back({rules::kRequiredLabelMissing, in.pod.subject + " has " + text::join(wrong) +
+                                                   ", but " + who + " requires it: set " +
+                                                   in.pod.fieldPrefix + "metadata.labels " +
+                                                   text::join(fixes)});
+}
+
 }  // namespace
 
 void checkAllowedValues(const ValidationInput& in, std::vector<Violation>& out) {
   const bool classRules = inRuleScope(in.cls.appliesTo, in.cls, in.gpu);
   if (classRules) checkClassRuntimeClass(in, out);
+  if (classRules && !in.cls.requiredLabels.empty())
+    checkRequiredLabels(in, in.cls.requiredLabels, "class " + in.cls.name, out);
   bool namespaceRequires = false;
   std::vector<std::string> namespaceNames;
   for (const auto& rule : in.policy.namespaceRules) {
     if (!inRuleScope(rule.appliesTo, in.cls, in.gpu)) continue;
     if (!rule.namespaces.matches(in.namespaceName, in.namespaceLabels)) continue;
     checkNamespaceRule(in, rule, out);
+    if (!rule.requiredLabels.empty())
+      checkRequiredLabels(in, rule.requiredLabels, "namespace " + text::quoted(in.namespaceName),
+                          out);
     namespaceRequires = namespaceRequires || rule.requirePriorityClass;
     for (const auto& n : rule.priorityClassNames)
       if (!listed(namespaceNames, n)) namespaceNames.push_back(n);

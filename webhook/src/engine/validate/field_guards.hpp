@@ -1,7 +1,9 @@
-// Field guards every judged pod gets, whatever its class (spec.fieldGuards, on by default).
-// gpu-pool-without-request lives in validate_pool_targeting.cpp; this is the env guard.
+// Field guards every judged pod gets, whatever its class (spec.fieldGuards): the env guard (on
+// by default) and the placement guards (opt-in). gpu-pool-without-request lives in
+// validate_pool_targeting.cpp.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "engine/core/decision.hpp"
@@ -16,5 +18,13 @@ namespace gpua::engine {
 // would give it the GPUs named there, which the device plugin never allocated.
 void checkVisibleDevicesEnv(const PodView& pod, const PodGpu& gpu, const policy::PolicySet& policy,
                             std::vector<Violation>& out);
+
+// node-affinity-forbidden, node-selector-forbidden, node-name-forbidden, toleration-forbidden:
+// placement the pod's author chose. `classPools` are the pools the pod's class writes or
+// requires for it (empty for a pod no class places): their requirements, labels and taint
+// tolerations are the class's and never count, so the class's own output and a require-mode
+// pod pass. A DaemonSet pod's matchFields term (the controller's) does not count either.
+void checkPlacementGuards(const PodView& pod, std::span<const policy::Pool* const> classPools,
+                          const policy::PolicySet& policy, std::vector<Violation>& out);
 
 }  // namespace gpua::engine

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "engine/classify/class_placement.hpp"
 #include "engine/core/json_util.hpp"
 #include "engine/core/text.hpp"
 #include "engine/mutate/mutation.hpp"
@@ -85,7 +86,7 @@ std::string poolNames(const ValidationInput& in, bool (*relevant)(const policy::
 
 void report(const ValidationInput& in, const char* rule, const std::string& lacks,
             const Patch& patch, std::vector<Violation>& out) {
-  out.push_back({rule, in.pod.subject + " " + lacks + ", which class " + in.cls.name +
+  out.push_back({rule, in.pod.subject + " " + lacks + ", which " + ruleOwner(in.cls) +
                            " requires rather than adds: " + fixOf(in, patch)});
 }
 
@@ -125,19 +126,6 @@ Patch expressionsPatch(const ValidationInput& in, const policy::Pool& pool) {
   return patch;
 }
 
-// The pool's labels in spec.nodeSelector and its matchExpressions in every required term place
-// the pod as surely as the whole affinity term would (the scheduler ANDs the two). The labels
-// alone do not: a pool with matchExpressions needs node affinity for them.
-bool nodeSelectorPlaces(const ValidationInput& in) {
-  const rapidjson::Value* selector = json::objectMember(in.pod.spec, "nodeSelector");
-  if (selector == nullptr) return false;
-  for (const auto* pool : in.pools) {
-    if (pool->nodeSelector.empty() || !nodeSelectorHolds(selector, *pool)) continue;
-    if (pool->matchExpressions.empty() || expressionsPatch(in, *pool).empty()) return true;
-  }
-  return false;
-}
-
 // The fix through spec.nodeSelector, when one pool has labels (a nodeSelector cannot say "one
 // of these pools"): its labels there, plus node affinity for its matchExpressions.
 std::string nodeSelectorAlternative(const ValidationInput& in) {
@@ -146,28 +134,28 @@ std::string nodeSelectorAlternative(const ValidationInput& in) {
     if (!p->nodeSelector.empty()) placing.push_back(p);
   if (placing.size() != 1) return {};
   const policy::Pool& pool = *placing.front();
+  // The labels are there already: the main fix (what the mutation would add) is the rest.
+  if (nodeSelectorHolds(json::objectMember(in.pod.spec, "nodeSelector"), pool)) return {};
   const std::string affinity =
       pool.matchExpressions.empty() ? std::string() : fixOf(in, expressionsPatch(in, pool));
-  std::string out = " (or ";
-  if (nodeSelectorHolds(json::objectMember(in.pod.spec, "nodeSelector"), pool)) {
-    out.append("keep ").append(in.pod.fieldPrefix).append("spec.nodeSelector");
-  } else {
-    out.append("add to ").append(in.pod.fieldPrefix).append("spec.nodeSelector: {");
-    bool first = true;
-    for (const auto& [k, v] : pool.nodeSelector) {
-      if (!first) out += ',';
-      first = false;
-      out.append(json::quoteString(k)).append(":").append(json::quoteString(v));
-    }
-    out += '}';
+  std::string out = " (or add to ";
+  out.append(in.pod.fieldPrefix).append("spec.nodeSelector: {");
+  bool first = true;
+  for (const auto& [k, v] : pool.nodeSelector) {
+    if (!first) out += ',';
+    first = false;
+    out.append(json::quoteString(k)).append(":").append(json::quoteString(v));
   }
+  out += '}';
   if (!affinity.empty()) out.append(" and ").append(affinity);
   return out + ")";
 }
 
 void requirePlacement(const ValidationInput& in, std::vector<Violation>& out) {
+  // The mutation leaves a pod alone exactly when its own selection (node affinity and
+  // spec.nodeSelector together) implies a pool's: require accepts the same pods.
   const Patch patch = dryRun(&mutatePlacement, in, {});
-  if (patch.empty() || nodeSelectorPlaces(in)) return;
+  if (patch.empty()) return;
   out.push_back({rules::kNodePlacementRequired,
                  in.pod.subject + " does not select the nodes of pool " +
                      poolNames(in, [](const policy::Pool& p) { return p.selectsNodes(); }) +
@@ -195,12 +183,12 @@ void requireRuntimeClass(const ValidationInput& in, std::vector<Violation>& out)
          patch, out);
 }
 
-// The class's defaultRequestsPerGpu, demanded: the requests the mutation would write are the fix.
+// The class's container defaults, demanded: what the mutation would write is the fix.
 void requireResourceRequests(const ValidationInput& in, std::vector<Violation>& out) {
   const Patch patch = dryRun(&mutateResourceRequests, in, {});
   if (patch.empty()) return;
   report(in, rules::kResourceRequestsRequired,
-         "has GPU containers without cpu or memory requests (or limits)", patch, out);
+         "has containers without the default requests or limits", patch, out);
 }
 
 // One violation per container that asks under another name (or gives requests only), with the
@@ -237,9 +225,17 @@ void requireResourceName(const ValidationInput& in, std::vector<Violation>& out)
 
 }  // namespace
 
+void checkRequiredContainerDefaults(const ValidationInput& in, std::vector<Violation>& out) {
+  // Container defaults follow the containers rules' scope, as in mutate mode.
+  if (in.cls.effects.resourceRequests == EffectMode::Require &&
+      inRuleScope(in.cls.containers.appliesTo, in.cls, in.gpu))
+    requireResourceRequests(in, out);
+}
+
 void checkRequiredEffects(const ValidationInput& in, std::vector<Violation>& out) {
-  // The effects belong to the class's GPUs: a CPU pod of an optional-GPU class gets none of
-  // them in mutate mode either.
+  checkRequiredContainerDefaults(in, out);
+  // The other effects belong to the class's GPUs: a CPU pod of an optional-GPU class gets none
+  // of them in mutate mode either.
   if (!in.gpu.hasGpu) return;
   const policy::Effects& fx = in.cls.effects;
   if (fx.resourceName == EffectMode::Require) requireResourceName(in, out);
@@ -247,9 +243,6 @@ void checkRequiredEffects(const ValidationInput& in, std::vector<Violation>& out
   if (fx.toleration == EffectMode::Require) requireToleration(in, out);
   if (fx.priorityClass == EffectMode::Require) requirePriorityClass(in, out);
   if (fx.runtimeClass == EffectMode::Require) requireRuntimeClass(in, out);
-  if (fx.resourceRequests == EffectMode::Require &&
-      !in.cls.containers.defaultRequestsPerGpu.empty())
-    requireResourceRequests(in, out);
 }
 
 }  // namespace gpua::engine

@@ -19,7 +19,12 @@ namespace gpua::engine {
 // class only).
 void checkRequiredEffects(const ValidationInput& in, std::vector<Violation>& out);
 
-// runtime-class-not-allowed, priority-class-not-allowed (namespace rules), priority-class-missing.
+// resource-requests-required alone: the container defaults in require mode, on the pods of the
+// containers rules' scope (part of checkRequiredEffects; alone for the allPods rules).
+void checkRequiredContainerDefaults(const ValidationInput& in, std::vector<Violation>& out);
+
+// runtime-class-not-allowed, priority-class-not-allowed (namespace rules), priority-class-missing,
+// required-label-missing.
 void checkAllowedValues(const ValidationInput& in, std::vector<Violation>& out);
 
 }  // namespace gpua::engine

@@ -48,10 +48,14 @@ void validatePoolTargeting(const PodView& pod, const PodGpu& gpu, const policy::
 // checkpoint-missing, checkpoint-dangling, checkpoint-invalid.
 void validateClassWorkloadRules(const ValidationInput& in, std::vector<Violation>& out);
 
-// The class's `containers` rules on its GPU pods (validate_container_resources.cpp):
+// The class's `containers` rules on the pods of their scope (validate_container_resources.cpp):
 // container-resources-missing, qos-not-guaranteed, qos-best-effort, resources-per-gpu-exceeded,
-// limit-request-ratio-exceeded, required-env-missing.
+// limit-request-ratio-exceeded, container-resources-exceeded, required-env-missing.
 void validateContainerResources(const ValidationInput& in, std::vector<Violation>& out);
+
+// The allPods rules for a pod no class takes (`in.cls` is PolicySet::allPodsRules, `in.pools`
+// empty): spec.containers of that scope, its defaults in require mode, the namespace rules.
+void validateAllPodsRules(const ValidationInput& in, std::vector<Violation>& out);
 
 // node-selector-conflict (placement via nodeSelector, onConflict keep or deny).
 void checkNodeSelectorConflict(const PodView& pod, const policy::WorkloadClass& cls,

@@ -1,8 +1,9 @@
 // The class's `containers` rules on the pods of its `appliesTo` (container-resources-missing,
 // qos-not-guaranteed, qos-best-effort, resources-per-gpu-exceeded, limit-request-ratio-exceeded,
-// required-env-missing). Quantities are compared exactly, with Kubernetes' semantics: "500m" is
-// "0.5", "1Gi" is "1073741824". The pod is judged as it will be admitted: requests the
-// apiserver defaults from limits, and the class's per-GPU defaults when it writes them.
+// container-resources-exceeded, required-env-missing). Quantities are compared exactly, with
+// Kubernetes' semantics: "500m" is "0.5", "1Gi" is "1073741824". The pod is judged as it will be
+// admitted: requests the apiserver defaults from limits, and the class's per-GPU defaults when it
+// writes them.
 #include "engine/classify/class_placement.hpp"
 #include "engine/core/json_util.hpp"
 #include "engine/core/text.hpp"
@@ -26,7 +27,7 @@ constexpr Nanos kMi = (Nanos{1} << 20) * 1000000000;  // 1Mi of memory, in nanos
 struct Check {
   const ValidationInput& in;
   const ContainerRules& rules;
-  bool defaults;  // the class writes defaultRequestsPerGpu into this pod
+  bool defaults;  // the class writes its container defaults into this pod
 
   ContainerAmount amount(const ContainerGpu& c, std::string_view resource) const {
     return containerAmount(rules, c, resource, defaults);
@@ -67,13 +68,14 @@ void checkPresence(const Check& k, std::vector<Violation>& out) {
       fields.push_back(base + ".requests." + r);
     }
     for (const auto& r : k.rules.requireLimits) {
-      if (k.amount(c, r).limitWritten) continue;
+      const ContainerAmount a = k.amount(c, r);
+      if (a.limitWritten || a.limitDefaulted) continue;
       missing.push_back("no " + r + " limit");
       fields.push_back(base + ".limits." + r);
     }
     if (missing.empty()) continue;
     out.push_back({rules::kContainerResourcesMissing,
-                   k.head(c) + ": " + text::join(missing) + "; class " + k.in.cls.name +
+                   k.head(c) + ": " + text::join(missing) + "; " + ruleOwner(k.in.cls) +
                        " requires " + requirementWords(k.rules) + " on every container of its " +
                        (k.in.gpu.hasGpu ? "GPU pods" : "pods") + ": set " + text::join(fields)});
   }
@@ -83,7 +85,7 @@ void checkPresence(const Check& k, std::vector<Violation>& out) {
 // containers included) has a positive cpu and memory limit and, summed over the pod, the
 // positive requests equal the limits.
 void checkGuaranteed(const Check& k, std::vector<Violation>& out) {
-  const std::string why = "; class " + k.in.cls.name +
+  const std::string why = "; " + ruleOwner(k.in.cls) +
                           " runs Guaranteed pods (cpu and memory limits on every container, "
                           "requests equal to them): set ";
   Nanos requests[2] = {0, 0}, limits[2] = {0, 0};
@@ -131,8 +133,8 @@ void checkNotBestEffort(const Check& k, std::vector<Violation>& out) {
   out.push_back({rules::kQosBestEffort,
                  k.in.pod.subject +
                      " is BestEffort (no container sets a cpu or memory request or limit), the "
-                     "first pod evicted when its node runs short; class " +
-                     k.in.cls.name + " needs at least Burstable: set " +
+                     "first pod evicted when its node runs short; " +
+                     ruleOwner(k.in.cls) + " needs at least Burstable: set " +
                      resourcesField(k.in.pod, *first) + ".requests cpu and memory"});
 }
 
@@ -185,7 +187,7 @@ void checkPerGpu(const Check& k, std::vector<Violation>& out) {
     out.push_back({rules::kResourcesPerGpuExceeded,
                    k.in.pod.subject + " requests " + showQuantity(fromMilli(total), resource) +
                        " " + resource + " for " + units + " (" + perGpuText(total, gpus, resource) +
-                       " per GPU), above the " + max.text + " per GPU of class " + k.in.cls.name +
+                       " per GPU), above the " + max.text + " per GPU of " + ruleOwner(k.in.cls) +
                        ": request at most " + showQuantity(fromMilli(allowed), resource) + " " +
                        resource + " in all (the most in " + containerLabel(*largest) + ": " +
                        showQuantity(fromMilli(largestMilli), resource) +
@@ -216,12 +218,37 @@ void checkRatios(const Check& k, std::vector<Violation>& out) {
           quantityOfNanos(((limit * 1000 + ratioMilli - 1) / ratioMilli + step - 1) / step * step);
       out.push_back({rules::kLimitRequestRatioExceeded,
                      k.head(c) + ": " + resource + " limit " + showQuantity(*a.limit, resource) +
-                         " " + observed + ", above the " + toDecimalString(ratio.value) +
-                         "x class " + k.in.cls.name + " allows: lower " + base + ".limits." +
-                         resource + " to " + showQuantity(maxLimit.value_or(Quantity{}), resource) +
+                         " " + observed + ", above the " + toDecimalString(ratio.value) + "x " +
+                         ruleOwner(k.in.cls) + " allows: lower " + base + ".limits." + resource +
+                         " to " + showQuantity(maxLimit.value_or(Quantity{}), resource) +
                          " or raise " + base + ".requests." + resource + " to " +
                          showQuantity(minRequest.value_or(Quantity{}), resource)});
     }
+  }
+}
+
+// maxPerContainer (LimitRange's max), per container and init container: its limit and its
+// request as admitted (a default counts) are at most the maximum. One finding per container,
+// naming every amount over.
+void checkPerContainer(const Check& k, std::vector<Violation>& out) {
+  if (k.rules.maxPerContainer.empty()) return;
+  for (const auto& c : k.in.gpu.containers) {
+    std::vector<std::string> over, fixes;
+    for (const auto& [resource, max] : k.rules.maxPerContainer) {
+      const ContainerAmount a = k.amount(c, resource);
+      const bool limitOver = a.limit && max.value < *a.limit;
+      const bool requestOver = a.request && max.value < *a.request;
+      if (!limitOver && !requestOver) continue;
+      over.push_back(resource + (limitOver ? " limit " : " request ") +
+                     showQuantity(limitOver ? *a.limit : *a.request, resource) + " is above the " +
+                     max.text + " per container");
+      fixes.push_back(resourcesField(k.in.pod, c) + (limitOver ? ".limits." : ".requests.") +
+                      resource + " to at most " + max.text);
+    }
+    if (over.empty()) continue;
+    out.push_back({rules::kContainerResourcesExceeded,
+                   k.head(c) + ": " + text::join(over) + " of " + ruleOwner(k.in.cls) + ": lower " +
+                       text::join(fixes) + ", or split the work across containers or pods"});
   }
 }
 
@@ -261,7 +288,7 @@ void checkEnv(const Check& k, std::vector<Violation>& out) {
     const std::string field = containerField(k.in.pod, c) + ".env";
     out.push_back({rules::kRequiredEnvMissing,
                    k.head(c) + (gpuPod ? " asks for a GPU but sets " : " sets ") +
-                       text::join(wrong) + "; class " + k.in.cls.name + " requires it on " +
+                       text::join(wrong) + "; " + ruleOwner(k.in.cls) + " requires it on " +
                        (gpuPod ? "GPU containers" : "its containers") + ": set in " + field + ": " +
                        text::join(fixes) + " (envFrom is not visible at admission)"});
   }
@@ -281,6 +308,7 @@ void validateContainerResources(const ValidationInput& in, std::vector<Violation
   if (rules.qos == QosClass::Burstable) checkNotBestEffort(k, out);
   checkPerGpu(k, out);
   checkRatios(k, out);
+  checkPerContainer(k, out);
   checkEnv(k, out);
 }
 

@@ -113,6 +113,60 @@ TEST(MutateAffinity, EmptyLabelValuesAreWrittenAsWritten) {
       R"({"key":"example.com/tier","operator":"NotIn","values":[""]}]}])");
 }
 
+// What the pod already selects is not written again: spec.nodeSelector (ANDed with every term
+// by the scheduler) and the term's own requirements count when they imply the pool's, so a
+// `k: v` label implies `k Exists` and `k NotIn [""]`. Require mode demands exactly the rest.
+TEST(MutateAffinity, NodeSelectorHoldingThePoolLabelsPlacesThePod) {
+  const Applied run = decideAndApply(
+      gpuPod(
+          kTraining, kOneGpu,
+          R"("nodeSelector":{"gpu-admission.io/pool":"train","nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3"})"),
+      makePolicy());
+  ASSERT_TRUE(run.decision.allowed());
+  for (const auto& op : run.decision.patch)
+    EXPECT_EQ(op.path.find("/spec/affinity"), std::string::npos) << op.path;
+}
+
+TEST(MutateAffinity, OnlyTheRequirementsTheNodeSelectorDoesNotImplyAreWritten) {
+  auto p = makePolicy();
+  p.pools[0].matchExpressions = {{"example.com/draining", policy::NodeOperator::DoesNotExist, {}},
+                                 {"example.com/tier", policy::NodeOperator::Exists, {}},
+                                 {"example.com/tier", policy::NodeOperator::NotIn, {""}}};
+  const Applied run = decideAndApply(
+      gpuPod(
+          kTraining, kOneGpu,
+          R"("nodeSelector":{"gpu-admission.io/pool":"train","nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3","example.com/tier":"gold"})"),
+      p);
+  ASSERT_TRUE(run.decision.allowed());
+  EXPECT_EQ(at(run.patched, kTerms),
+            R"([{"matchExpressions":[{"key":"example.com/draining","operator":"DoesNotExist"}]}])");
+}
+
+TEST(MutateAffinity, ATermRequirementThatImpliesThePoolsIsEnough) {
+  auto p = makePolicy();
+  p.pools[0].nodeSelector.clear();
+  p.pools[0].matchExpressions = {{"example.com/tier", policy::NodeOperator::Exists, {}},
+                                 {"example.com/tier", policy::NodeOperator::NotIn, {""}},
+                                 {"example.com/zone", policy::NodeOperator::In, {"a", "b"}}};
+  const auto withTerm = [](const std::string& exprs) {
+    return R"("affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[)" +
+           exprs + "]}]}}}";
+  };
+  const std::string implying =
+      R"({"key":"example.com/tier","operator":"In","values":["gold","silver"]},)"
+      R"({"key":"example.com/zone","operator":"In","values":["b"]})";
+  const Applied kept = decideAndApply(gpuPod(kTraining, kOneGpu, withTerm(implying)), p);
+  for (const auto& op : kept.decision.patch)
+    EXPECT_EQ(op.path.find("/spec/affinity"), std::string::npos) << op.path;
+  // A zone outside the pool's does not imply it: the pool's zone requirement is ANDed in.
+  const std::string wider = R"({"key":"example.com/tier","operator":"In","values":["gold"]},)"
+                            R"({"key":"example.com/zone","operator":"In","values":["b","c"]})";
+  const Applied narrowed = decideAndApply(gpuPod(kTraining, kOneGpu, withTerm(wider)), p);
+  EXPECT_EQ(at(narrowed.patched, kTerms),
+            "[{\"matchExpressions\":[" + wider +
+                R"(,{"key":"example.com/zone","operator":"In","values":["a","b"]}]}])");
+}
+
 TEST(AffinityOperators, PoolExpressionsAreWrittenWithTheirOperators) {
   const auto d = decideAndApply(gpuPod(kTraining, kOneGpu), withCountPool());
   ASSERT_TRUE(d.decision.allowed());

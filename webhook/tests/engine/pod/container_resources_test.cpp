@@ -259,7 +259,7 @@ TEST(ContainerResources, DefaultsPerGpuAreWrittenInTheAuthorsUnitAndConverge) {
   EXPECT_TRUE(a.decision.violations.empty());  // the defaults satisfy requireRequests
   EXPECT_EQ(at(a.patched, "/spec/containers/0/resources/requests"),
             R"({"cpu":"16","memory":"128Gi"})");
-  EXPECT_NE(a.decision.warnings[0].find("cpu/memory requests per GPU (main)"), std::string::npos)
+  EXPECT_NE(a.decision.warnings[0].find("container resource defaults (main)"), std::string::npos)
       << a.decision.warnings[0];
   // Requests without cpu: only cpu is added; a memory limit stands for the request.
   policy::ContainerRules onlyDefaults = defaults();
@@ -302,7 +302,7 @@ TEST(ContainerResources, RequireModeDemandsTheDefaultsWithTheFix) {
   EXPECT_EQ(rules(d), (std::vector<std::string>{"resource-requests-required",
                                                 "container-resources-missing"}));
   EXPECT_EQ(d.violations[0].message,
-            "pod \"t\" has GPU containers without cpu or memory requests (or limits), which class "
+            "pod \"t\" has containers without the default requests or limits, which class "
             "training requires rather than adds: set spec.containers[0].resources.requests: "
             R"({"cpu":"16","memory":"128Gi"})");
   // What mutate mode writes passes require mode.
@@ -383,6 +383,103 @@ TEST(ContainerResources, ExampleDropInWithTheShippedPolicy) {
                             R"({"requests":{"memory":"16Gi"},"limits":{"nvidia.com/gpu":1}})"),
                      *loaded.policy, podContext("ml-dev", {{"env", "dev"}}));
   EXPECT_TRUE(burstable.decision.violations.empty());
+}
+
+// defaultRequests: every container without the resource gets the fixed request (a GPU container
+// the per-GPU one); limitsFromRequests copies the request, written or defaulted, as written; a
+// missing resources map is added whole, and the second pass writes nothing.
+TEST(ContainerDefaults, FixedRequestsAndCopiedLimitsReachEveryContainer) {
+  policy::ContainerRules r;
+  r.defaultRequestsPerGpu = {{"cpu", q("8")}};
+  r.defaultRequests = {{"cpu", q("250m")}, {"memory", q("256Mi")}};
+  r.limitsFromRequests = {"memory", "ephemeral-storage"};
+  const Applied run = decideAndApply(
+      pod(container("main", R"({"limits":{"nvidia.com/gpu":2}})") + "," +
+          R"({"name":"side","image":"fluent-bit"})" + "," +
+          container("disk", R"({"requests":{"ephemeral-storage":"1G","memory":1000}})")),
+      withRules(r));
+  ASSERT_TRUE(run.decision.allowed());
+  EXPECT_EQ(
+      at(run.patched, "/spec/containers/0/resources"),
+      R"({"limits":{"nvidia.com/gpu":2,"memory":"256Mi"},"requests":{"cpu":"16","memory":"256Mi"}})");
+  EXPECT_EQ(at(run.patched, "/spec/containers/1/resources"),
+            R"({"requests":{"cpu":"250m","memory":"256Mi"},"limits":{"memory":"256Mi"}})");
+  EXPECT_EQ(
+      at(run.patched, "/spec/containers/2/resources"),
+      R"({"requests":{"ephemeral-storage":"1G","memory":1000,"cpu":"250m"},"limits":{"memory":1000,"ephemeral-storage":"1G"}})");
+}
+
+// Validation sees what the mutation writes: a copied limit satisfies requireLimits and the
+// per-container maximum judges the defaulted request.
+TEST(ContainerDefaults, ValidationJudgesTheDefaultsAsWritten) {
+  policy::ContainerRules r;
+  r.requireLimits = {"memory"};
+  r.limitsFromRequests = {"memory"};
+  r.defaultRequests = {{"memory", q("1Gi")}};
+  EXPECT_TRUE(decidePod(pod(container("main", R"({"limits":{"nvidia.com/gpu":1}})")), withRules(r))
+                  .violations.empty());
+  r.maxPerContainer = {{"memory", q("512Mi")}, {"cpu", q("2")}};
+  const auto d = decidePod(pod(container("main", R"({"limits":{"nvidia.com/gpu":1,"cpu":"3"}})")),
+                           withRules(r));
+  ASSERT_EQ(rules(d), std::vector<std::string>{"container-resources-exceeded"});
+  EXPECT_EQ(d.violations[0].message,
+            "pod \"t\" container \"main\": cpu limit 3 is above the 2 per container, memory "
+            "limit 1Gi is above the 512Mi per container of class training: lower "
+            "spec.containers[0].resources.limits.cpu to at most 2, "
+            "spec.containers[0].resources.limits.memory to at most 512Mi, or split the work "
+            "across containers or pods");
+}
+
+// A class whose rules judge its CPU pods writes its defaults there too, and demands them in
+// require mode.
+TEST(ContainerDefaults, FollowTheRulesScopeToPodsWithoutGpus) {
+  auto p = makePolicy();
+  p.classes[2].gpus.request = policy::GpuRequest::Optional;  // interactive: notebooks
+  p.classes[2].containers.appliesTo = policy::RuleScope::ClassPods;
+  p.classes[2].containers.defaultRequests = {{"cpu", q("500m")}};
+  const std::string notebook =
+      R"({"metadata":{"name":"nb","labels":{"notebook-name":"ana"}},"spec":{"containers":[{"name":"nb","image":"jupyter"}]}})";
+  const Applied run = decideAndApply(notebook, p);
+  EXPECT_EQ(at(run.patched, "/spec/containers/0/resources"), R"({"requests":{"cpu":"500m"}})");
+  p.classes[2].effects.resourceRequests = policy::EffectMode::Require;
+  const auto d = decidePod(notebook, p);
+  EXPECT_EQ(rules(d), std::vector<std::string>{"resource-requests-required"});
+  EXPECT_TRUE(d.patch.empty() || d.patch[0].path.starts_with("/metadata"));
+}
+
+// appliesTo: allPods on the cluster default: a pod no class takes is judged by spec.containers
+// and gets its defaults, with the cluster default named in messages; a namespace rule of that
+// scope judges it too. Without the scope such a pod is not judged (today's behaviour).
+TEST(AllPodsScope, PodsNoClassTakesAreJudgedByTheClusterDefault) {
+  auto p = makePolicy();
+  const std::string cpuPod =
+      R"({"metadata":{"name":"web"},"spec":{"containers":[{"name":"web","image":"nginx"}]}})";
+  EXPECT_TRUE(decidePod(cpuPod, p).violations.empty());
+  p.allPodsRules.containers.requireLimits = {"memory"};
+  p.allPodsRules.containers.defaultRequests = {{"cpu", q("100m")}};
+  p.allPodsRules.containers.appliesTo = policy::RuleScope::AllPods;
+  p.allPodsJudged = true;
+  const auto d = decidePod(cpuPod, p);
+  ASSERT_EQ(rules(d), std::vector<std::string>{"container-resources-missing"});
+  EXPECT_EQ(d.violations[0].message,
+            "pod \"web\" container \"web\": no memory limit; the cluster default "
+            "(spec.containers) requires memory limits on every container of its pods: set "
+            "spec.containers[0].resources.limits.memory");
+  p.allPodsRules.containers.requireLimits.clear();
+  const Applied run = decideAndApply(cpuPod, p);
+  EXPECT_EQ(run.decision.outcome, Decision::Outcome::NoGpu);
+  EXPECT_EQ(at(run.patched, "/spec/containers/0/resources"), R"({"requests":{"cpu":"100m"}})");
+  EXPECT_EQ(at(run.patched, "/metadata/annotations"), "");  // no class took it
+  // A namespace rule of scope allPods judges it; one of the default scope does not.
+  policy::NamespaceRule rule;
+  rule.namespaces.names = {"ml-research"};
+  rule.requiredLabels = {{"app", {}}};
+  p.namespaceRules = {rule};
+  EXPECT_FALSE(hasRule(decidePod(cpuPod, p), "required-label-missing"));
+  p.namespaceRules[0].appliesTo = policy::RuleScope::AllPods;
+  EXPECT_TRUE(hasRule(decidePod(cpuPod, p), "required-label-missing"));
+  // ... and a classified pod, as every rule of scope allPods does.
+  EXPECT_TRUE(hasRule(decidePod(gpuPod(kTraining, kOneGpu), p), "required-label-missing"));
 }
 
 }  // namespace

@@ -1,4 +1,5 @@
-// Workload kinds: pod templates are classified and validated, never mutated, no quota.
+// Workload kinds: pod templates are classified and validated, no quota; mutated like their pods
+// only for the kinds of spec.mutateTemplates (CREATE and UPDATE).
 #include <gtest/gtest.h>
 
 #include "test_support.hpp"
@@ -228,6 +229,80 @@ TEST(Workloads, RayJobHeadAndWorkersGetTheirOwnNodeType) {
             "spec.rayClusterSpec.headGroupSpec.template: no GPU request and no class matched; "
             "spec.rayClusterSpec.workerGroupSpecs.0.template: label ray.io/node-type=worker and "
             "label ray.io/originated-from-crd=RayJob (class training, match rule 3)");
+}
+
+policy::PolicySet mutatingDeployments() {
+  auto p = makePolicy();
+  p.mutatedTemplateKinds = {{"apps", "Deployment"}, {"kubeflow.org", "PyTorchJob"}};
+  return p;
+}
+
+// The template gets the pod's mutations under its own path, no decision annotations, and a pod
+// made from the mutated template needs nothing more.
+TEST(TemplateMutation, AnOptedInKindGetsThePodsMutationsUnderItsTemplate) {
+  const std::string deployment =
+      R"({"metadata":{"name":"x"},"spec":{"template":)" + kTemplateOk + "}}";
+  rapidjson::Document d = parse(deployment);
+  const Decision decision =
+      decide(d, workload("apps", "Deployment"), mutatingDeployments(), emptyUsage());
+  ASSERT_TRUE(decision.allowed());
+  ASSERT_FALSE(decision.patch.empty());
+  for (const auto& op : decision.patch) {
+    EXPECT_TRUE(op.path.starts_with("/spec/template/spec/")) << op.path;
+  }
+  EXPECT_EQ(decision.changes.front().rfind("spec.template: ", 0), 0u) << decision.changes.front();
+  ASSERT_FALSE(applyPatch(d, decision.patch).has_value());
+  const Decision again =
+      decide(d, workload("apps", "Deployment"), mutatingDeployments(), emptyUsage());
+  EXPECT_TRUE(again.patch.empty()) << serializePatch(again.patch);
+  // The pod the Deployment makes from it: only the decision annotations are left to write.
+  const rapidjson::Value& tmpl = d["spec"]["template"];
+  std::string pod =
+      R"({"apiVersion":"v1","kind":"Pod","metadata":{"name":"x-1","labels":{"gpu-admission.io/class":"training"}},"spec":)" +
+      toJson(tmpl["spec"]) + "}";
+  const Decision podDecision = decidePod(pod, mutatingDeployments());
+  for (const auto& op : podDecision.patch)
+    EXPECT_TRUE(op.path.starts_with("/metadata/annotations")) << op.path;
+  // Not opted in: validated only, as before.
+  rapidjson::Document sts = parse(deployment);
+  EXPECT_TRUE(decide(sts, workload("apps", "StatefulSet"), mutatingDeployments(), emptyUsage())
+                  .patch.empty());
+}
+
+TEST(TemplateMutation, EveryTemplateOfACustomKindUnderItsOwnPointer) {
+  const std::string job = R"({"metadata":{"name":"mnist"},"spec":{"pytorchReplicaSpecs":{)"
+                          R"("Master":{"template":)" +
+                          kTemplateOk + R"(},"Worker":{"template":)" + kTemplateOk + "}}}}";
+  rapidjson::Document d = parse(job);
+  const Decision decision =
+      decide(d, workload("kubeflow.org", "PyTorchJob"), mutatingDeployments(), emptyUsage());
+  bool master = false, worker = false;
+  for (const auto& op : decision.patch) {
+    master = master || op.path.starts_with("/spec/pytorchReplicaSpecs/Master/template/spec/");
+    worker = worker || op.path.starts_with("/spec/pytorchReplicaSpecs/Worker/template/spec/");
+  }
+  EXPECT_TRUE(master && worker) << serializePatch(decision.patch);
+  EXPECT_FALSE(applyPatch(d, decision.patch).has_value());
+}
+
+// UPDATE: mutated, never denied (the pods are judged when they are created); a workload denied
+// on CREATE in enforce mode is not mutated.
+TEST(TemplateMutation, UpdatesAreMutatedOnlyAndDeniedCreatesAreNotMutated) {
+  const std::string over = R"({"metadata":{"name":"x"},"spec":{"template":)" + kTemplate16 + "}}";
+  rapidjson::Document d = parse(over);
+  const Decision create =
+      decide(d, workload("apps", "Deployment"), mutatingDeployments(), emptyUsage());
+  EXPECT_FALSE(create.allowed());
+  EXPECT_TRUE(create.patch.empty());
+  RequestContext update = workload("apps", "Deployment");
+  update.operation = "UPDATE";
+  const Decision updated = decide(d, update, mutatingDeployments(), emptyUsage());
+  EXPECT_TRUE(updated.allowed());
+  EXPECT_TRUE(updated.violations.empty());
+  EXPECT_FALSE(updated.patch.empty());
+  // An UPDATE of a kind that is not mutated is not checked at all.
+  EXPECT_EQ(decide(d, update, makePolicy(), emptyUsage()).outcome,
+            Decision::Outcome::NotApplicable);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // Field guards every judged pod gets: NVIDIA_VISIBLE_DEVICES / CUDA_VISIBLE_DEVICES in containers
-// without a GPU, valueFrom, and turning each guard off.
+// without a GPU, valueFrom, and turning each guard off; the placement guards (forbid*), which
+// never count what the pod's class writes or requires.
 #include <gtest/gtest.h>
 
 #include "test_support.hpp"
@@ -82,6 +83,117 @@ TEST(FieldGuards, VoidIsWrittenByDefault) {
   const auto d = decideAndApply(podWithEnv(kTraining, kOneGpu, "[]"), makePolicy());
   EXPECT_EQ(at(d.patched, "/spec/containers/1/env"),
             R"([{"name":"NVIDIA_VISIBLE_DEVICES","value":"void"}])");
+}
+
+policy::PolicySet guarded() {
+  auto p = makePolicy();
+  p.fieldGuards.forbidNodeAffinity = true;
+  p.fieldGuards.forbidNodeSelector = true;
+  p.fieldGuards.forbidNodeName = true;
+  p.fieldGuards.forbidTolerations = {"nvidia.com/gpu", "node-role.kubernetes.io/control-plane"};
+  return p;
+}
+
+std::string cpuPod(const std::string& spec, const std::string& metadata = "") {
+  return R"({"metadata":{"name":"p")" + metadata + R"(},"spec":{)" + spec +
+         R"(,"containers":[{"name":"main","image":"busybox"}]}})";
+}
+
+std::string messageOf(const Decision& d, const std::string& rule) {
+  for (const auto& v : d.violations)
+    if (v.rule == rule) return v.message;
+  return {};
+}
+
+TEST(PlacementGuards, OffByDefault) {
+  const auto d = decidePod(cpuPod(R"("nodeName":"n1","nodeSelector":{"disk":"ssd"})"));
+  EXPECT_TRUE(d.violations.empty());
+}
+
+TEST(PlacementGuards, EachFieldHasItsOwnRuleOnAPodWithoutAClass) {
+  const auto d = decidePod(
+      cpuPod(
+          R"("nodeName":"n1","nodeSelector":{"disk":"ssd"},)"
+          R"("affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchExpressions":[{"key":"zone","operator":"In","values":["a"]}]}]}}},)"
+          R"("tolerations":[{"key":"node-role.kubernetes.io/control-plane","operator":"Exists"}])"),
+      guarded());
+  EXPECT_EQ(
+      messageOf(d, "node-name-forbidden"),
+      "pod \"p\" sets spec.nodeName \"n1\", which policy \"cluster\" forbids "
+      "(fieldGuards.forbidNodeName): remove spec.nodeName and let the scheduler place the pod");
+  EXPECT_EQ(messageOf(d, "node-selector-forbidden"),
+            "pod \"p\" selects nodes by spec.nodeSelector (disk), which policy \"cluster\" forbids "
+            "(fieldGuards.forbidNodeSelector): remove that key; the policy places pods by class");
+  EXPECT_EQ(
+      messageOf(d, "node-affinity-forbidden"),
+      "pod \"p\" sets node affinity (zone In) in spec.affinity.nodeAffinity, which policy "
+      "\"cluster\" forbids (fieldGuards.forbidNodeAffinity): remove it; the policy places pods "
+      "by class");
+  EXPECT_EQ(messageOf(d, "toleration-forbidden"),
+            "pod \"p\" spec.tolerations[0] tolerates the taint "
+            "node-role.kubernetes.io/control-plane, which policy \"cluster\" forbids "
+            "(fieldGuards.forbidTolerations): remove spec.tolerations[0]; pods reach those nodes "
+            "only through a class that places them there");
+}
+
+// The webhook's own output passes its own guards, and so does the pod on its second pass.
+TEST(PlacementGuards, TheClassOwnPlacementAndTolerationsNeverCount) {
+  const Applied run = decideAndApply(gpuPod(kTraining, kOneGpu), guarded());
+  ASSERT_TRUE(run.decision.allowed()) << run.decision.denial->message;
+  rapidjson::Document patched = parse(run.patched);
+  const Decision again = decide(patched, podContext(), guarded(), emptyUsage());
+  EXPECT_TRUE(again.violations.empty()) << again.violations[0].message;
+  // Carried by the author in require style: the pool's labels and its taint's toleration.
+  const auto carried = decidePod(
+      gpuPod(
+          kTraining, kOneGpu,
+          R"("nodeSelector":{"gpu-admission.io/pool":"train","nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3"},)"
+          R"("tolerations":[{"key":"nvidia.com/gpu","operator":"Exists","effect":"NoSchedule"}])"),
+      guarded());
+  EXPECT_TRUE(carried.violations.empty()) << carried.violations[0].message;
+}
+
+TEST(PlacementGuards, AnotherValueOrABroaderTolerationIsTheAuthors) {
+  const auto wrongValue = decidePod(
+      gpuPod(kTraining, kOneGpu, R"("nodeSelector":{"gpu-admission.io/pool":"dev"})"), guarded());
+  EXPECT_TRUE(hasRule(wrongValue, "node-selector-forbidden"));
+  const auto everything =
+      decidePod(gpuPod(kTraining, kOneGpu, R"("tolerations":[{"operator":"Exists"}])"), guarded());
+  EXPECT_NE(messageOf(everything, "toleration-forbidden")
+                .find("tolerates every taint, nvidia.com/gpu included"),
+            std::string::npos);
+  const auto noEffect = decidePod(
+      gpuPod(kTraining, kOneGpu, R"("tolerations":[{"key":"nvidia.com/gpu","operator":"Exists"}])"),
+      guarded());
+  EXPECT_TRUE(hasRule(noEffect, "toleration-forbidden"));  // wider than the NoSchedule one
+}
+
+TEST(PlacementGuards, ADaemonSetKeepsItsControllersNodeTerm) {
+  const std::string affinity =
+      R"("affinity":{"nodeAffinity":{"requiredDuringSchedulingIgnoredDuringExecution":{"nodeSelectorTerms":[{"matchFields":[{"key":"metadata.name","operator":"In","values":["n1"]}]}]}}})";
+  const auto daemon = decidePod(
+      cpuPod(affinity, R"(,"ownerReferences":[{"kind":"DaemonSet","name":"ds","uid":"1"}])"),
+      guarded());
+  EXPECT_TRUE(daemon.violations.empty());
+  const auto other = decidePod(cpuPod(affinity), guarded());
+  EXPECT_TRUE(messageOf(other, "node-affinity-forbidden")
+                  .starts_with("pod \"p\" sets node affinity (matchFields)"))
+      << messageOf(other, "node-affinity-forbidden");
+}
+
+TEST(PlacementGuards, ARuleExemptionByNamespaceDropsOneGuard) {
+  auto p = guarded();
+  policy::RuleExemption e;
+  e.rules = {"node-selector-forbidden"};
+  e.namespaces = policy::NamespaceSelector{};
+  e.namespaces->names = {"arm"};
+  p.ruleExemptions.push_back(e);
+  const std::string pod =
+      cpuPod(R"("nodeName":"n1","nodeSelector":{"kubernetes.io/arch":"arm64"})");
+  const auto inArm = decidePod(pod, p, podContext("arm"));
+  EXPECT_FALSE(hasRule(inArm, "node-selector-forbidden"));
+  EXPECT_TRUE(hasRule(inArm, "node-name-forbidden"));
+  EXPECT_TRUE(hasRule(decidePod(pod, p, podContext("other")), "node-selector-forbidden"));
 }
 
 }  // namespace

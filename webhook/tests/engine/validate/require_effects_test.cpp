@@ -112,10 +112,33 @@ TEST(RequireEffects, NodeSelectorWithThePoolLabelsButNotItsExpressionsIsDenied) 
   EXPECT_NE(message.find(R"({"key":"example.com/draining","operator":"DoesNotExist"})"),
             std::string::npos)
       << message;
-  EXPECT_EQ(message.find("or add to spec.nodeSelector"), std::string::npos) << message;
-  EXPECT_TRUE(message.ends_with(
-      " (or keep spec.nodeSelector and set spec.affinity: " + kDrainingAffinity + ")"))
+  // The labels are in spec.nodeSelector already: the fix is the expression alone.
+  EXPECT_TRUE(message.ends_with("set spec.affinity: " + kDrainingAffinity)) << message;
+}
+
+// Require understands implication as mutate does: a nodeSelector value implies the pool's
+// `Exists` and `NotIn [""]`; an empty value implies Exists but not `NotIn [""]`.
+TEST(RequireEffects, NodeSelectorValuesThatImplyThePoolsExpressionsPass) {
+  auto p = requirePolicy();
+  p.pools[0].matchExpressions = {{"example.com/tier", policy::NodeOperator::Exists, {}},
+                                 {"example.com/tier", policy::NodeOperator::NotIn, {""}}};
+  const auto withTier = [](const std::string& tier) {
+    return gpuPod(
+        R"({"gpu-admission.io/class":"training"})", R"({"limits":{"nvidia.com/gpu":1}})",
+        kCarriedEffects +
+            R"(,"nodeSelector":{"gpu-admission.io/pool":"train","nvidia.com/gpu.product":"NVIDIA-H100-80GB-HBM3","example.com/tier":")" +
+            tier + R"("})");
+  };
+  rapidjson::Document gold = parse(withTier("gold"));
+  const Decision passes = decide(gold, podContext(), p, emptyUsage());
+  EXPECT_TRUE(passes.violations.empty()) << messageOf(passes, "node-placement-required");
+  rapidjson::Document empty = parse(withTier(""));
+  const std::string message =
+      messageOf(decide(empty, podContext(), p, emptyUsage()), "node-placement-required");
+  EXPECT_NE(message.find(R"({"key":"example.com/tier","operator":"NotIn","values":[""]})"),
+            std::string::npos)
       << message;
+  EXPECT_EQ(message.find(R"("operator":"Exists")"), std::string::npos) << message;
 }
 
 // A pod with neither: the alternative to the whole affinity is the labels in spec.nodeSelector
