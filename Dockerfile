@@ -8,6 +8,12 @@
 # checks, on every `make test`, that each library `ldd` reports for the built binary comes from a
 # Debian package named in the runtime stage's apt-get install below, so a new dependency cannot
 # break the image unnoticed.
+#
+# The default target, the last stage, is the runtime stage plus the build stage's binary: the
+# image for registries. `--target prebuilt` is the same runtime stage plus a binary built
+# outside, the context's stripped `gpu-admission`, and skips the build stage: how `make test`
+# builds and runs the image from the release binary it has already compiled
+# (deploy/image/build-local.sh, with a context of just that binary and policies/).
 FROM debian:12 AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
@@ -25,7 +31,7 @@ RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=Release -DGPUA_TESTS=OFF -DGPUA_BENC
  && strip --strip-all -o /gpu-admission /build/bin/gpu-admission \
  && /gpu-admission version
 
-FROM debian:12-slim
+FROM debian:12-slim AS runtime
 # One package per library the binary links (ldd): libc6 (libc, libm, ld-linux), libgcc-s1,
 # libstdc++6, libssl3 (libssl, libcrypto), libyaml-cpp0.7. ca-certificates: the cluster client
 # trusts the in-cluster CA it is given, but an out-of-cluster --kubeconfig may need system roots.
@@ -33,7 +39,6 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       libc6 libgcc-s1 libstdc++6 libssl3 libyaml-cpp0.7 ca-certificates \
  && rm -rf /var/lib/apt/lists/*
-COPY --from=build /gpu-admission /usr/local/bin/gpu-admission
 # The shipped policies, so `docker run IMAGE` serves something; in a cluster the ConfigMap of
 # policies/ is mounted over /etc/gpu-admission/policies.
 COPY policies/*.yaml /etc/gpu-admission/policies/
@@ -45,3 +50,11 @@ CMD ["--policies", "/etc/gpu-admission/policies", \
      "--tls-cert", "/etc/gpu-admission/tls/tls.crt", \
      "--tls-key", "/etc/gpu-admission/tls/tls.key", \
      "--listen", "0.0.0.0:8443"]
+
+# A binary built outside, stripped (deploy/image/build-local.sh): `--target prebuilt`.
+FROM runtime AS prebuilt
+COPY gpu-admission /usr/local/bin/gpu-admission
+
+# The default target: the binary of the build stage.
+FROM runtime
+COPY --from=build /gpu-admission /usr/local/bin/gpu-admission

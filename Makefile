@@ -11,7 +11,8 @@ ASAN := build/asan
 BIN := $(RELEASE)/bin/gpu-admission
 LISTEN ?= 127.0.0.1:8443
 
-.PHONY: deps build build-asan run test test-release test-asan policy-test deploy-test live-test fuzz bench certs format clean \
+.PHONY: deps build build-asan run test test-release test-asan policy-test deploy-test image image-test live-test fuzz bench \
+	certs format clean \
 	control-plane cluster-up cluster-down
 
 deps:
@@ -51,6 +52,17 @@ policy-test: build
 deploy-test: build
 	bash deploy/tests/run
 
+# The container image from the release binary, with no registry: Debian 12 bases debootstrapped
+# from the Debian archive (cached outside the tree), podman build of the Dockerfile's prebuilt
+# target, the OCI archive build/image/gpu-admission.oci.tar (docs/install.md).
+image: build
+	bash deploy/image/build-local.sh
+
+# The image built as above, run read-only with every capability dropped and checked over TLS:
+# size, user, probes, metrics, a real AdmissionReview (deploy/image/test).
+image-test: build
+	bash deploy/image/test
+
 # libFuzzer targets (clang, ASan+UBSan) in build/fuzz, FUZZ_SECONDS each (webhook/fuzz/run.sh).
 fuzz: deps
 	JOBS=$(JOBS) bash webhook/fuzz/run.sh
@@ -72,7 +84,7 @@ cluster-down:
 live-test: build
 	bash testcluster/run-live-tests.sh
 
-test: test-release test-asan policy-test deploy-test live-test fuzz
+test: test-release test-asan policy-test deploy-test image-test live-test fuzz
 
 bench: deps
 	bash webhook/bench/run-all.sh

@@ -1,7 +1,8 @@
 // The Dockerfile's runtime stage installs a Debian package for every shared library the built
-// binary links (ldd, then dpkg -S), so a new dependency cannot break the image unnoticed. No base
-// image can be pulled on this machine, so this checks the Dockerfile against the binary built
-// here, on the same Debian 12 as the image's build stage.
+// binary links (ldd, then dpkg -S), so a new dependency cannot break the image unnoticed: this
+// checks the Dockerfile against the binary built here, on the same Debian 12 as the image's
+// build stage, with no image built. The image itself is built and run by make image-test
+// (deploy/image/test).
 import assert from "node:assert/strict";
 import { execFileSync, spawnSync } from "node:child_process";
 import fs from "node:fs";
@@ -9,12 +10,22 @@ import path from "node:path";
 import { describe, test } from "node:test";
 import { binary, repoRoot } from "./lib/env.mjs";
 
-// Packages named by `apt-get install` in the Dockerfile's last stage.
+// The stages of a Dockerfile, each the text from its FROM line on (without "FROM ").
+export function stages(dockerfile) {
+  return dockerfile.replace(/\\\n/g, " ").split(/^FROM\s/m).slice(1);
+}
+
+// The stage the two targets share (`FROM debian:12-slim AS runtime`).
+export function runtimeStage(dockerfile) {
+  const s = stages(dockerfile).find((t) => /^\S+\s+AS\s+runtime\s*$/m.test(t.split("\n")[0]));
+  assert.ok(s, "the Dockerfile has no stage named runtime");
+  return s;
+}
+
+// Packages named by `apt-get install` in the runtime stage.
 export function runtimePackages(dockerfile) {
-  const stages = dockerfile.replace(/\\\n/g, " ").split(/^FROM\s/m);
-  const last = stages[stages.length - 1];
   const packages = new Set();
-  for (const m of last.matchAll(/apt-get\s+install\s+([^&;\n]*)/g))
+  for (const m of runtimeStage(dockerfile).matchAll(/apt-get\s+install\s+([^&;\n]*)/g))
     for (const word of m[1].trim().split(/\s+/)) if (word && !word.startsWith("-")) packages.add(word);
   return packages;
 }
@@ -60,12 +71,23 @@ describe("container image", () => {
   });
 
   test("runtime stage: debian:12-slim, uid 65532, entrypoint gpu-admission serve, stripped binary", () => {
-    const last = dockerfile.split(/^FROM\s/m).pop();
-    assert.match(last, /^debian:12-slim\b/);
-    assert.match(last, /^USER 65532:65532$/m);
-    assert.match(last, /^ENTRYPOINT \["\/usr\/local\/bin\/gpu-admission", "serve"\]$/m);
+    const runtime = runtimeStage(dockerfile);
+    assert.match(runtime, /^debian:12-slim AS runtime$/m);
+    assert.match(runtime, /^USER 65532:65532$/m);
+    assert.match(runtime, /^ENTRYPOINT \["\/usr\/local\/bin\/gpu-admission", "serve"\]$/m);
     assert.match(dockerfile, /strip --strip-all/);
     assert.match(dockerfile, /^FROM debian:12 AS build$/m);
+  });
+
+  test("two targets on the runtime stage: the build stage's binary by default, a prebuilt one by --target", () => {
+    const all = stages(dockerfile);
+    // The default target is the last stage: what registries get.
+    assert.equal(all.at(-1).trim(), "runtime\nCOPY --from=build /gpu-admission /usr/local/bin/gpu-admission");
+    // deploy/image/build-local.sh builds --target prebuilt from a context of the stripped binary.
+    const prebuilt = all.find((t) => t.startsWith("runtime AS prebuilt\n"));
+    assert.ok(prebuilt, "no `FROM runtime AS prebuilt` stage");
+    assert.match(prebuilt, /^COPY gpu-admission \/usr\/local\/bin\/gpu-admission$/m);
+    assert.doesNotMatch(prebuilt, /--from=build/);
   });
 
   test("a library the runtime stage lacks is reported (deliberate breakage)", () => {
