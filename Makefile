@@ -89,7 +89,7 @@ test: test-release test-asan policy-test deploy-test image-test live-test fuzz
 bench: deps
 	bash webhook/bench/run-all.sh
 
-format:
+format: deps
 	find webhook -name '*.cpp' -o -name '*.hpp' | xargs clang-format -i
 
 clean:
