@@ -39,6 +39,9 @@ class ClusterSourceTest : public ::testing::Test {
   std::mutex mutex;  // guards policy and logs: the watch thread reads and writes them
   std::shared_ptr<const policy::PolicySet> policy = loadPolicy(policyYaml("failClosed"));
   std::vector<std::string> logs;
+  // Declared before `source`, so it outlives it: the source's ticks write into it until
+  // TearDown stops them (a registry local to a test body is gone by then).
+  telemetry::Registry registry;
   std::shared_ptr<ClusterUsageSource> source;
 
   void SetUp() override {
@@ -162,7 +165,6 @@ TEST_F(ClusterSourceTest, UnsyncedBeforeFirstListThenPaginatedInitialSync) {
 
 TEST_F(ClusterSourceTest, MetricsReachThePrometheusRegistry) {
   addTraining("t1", 2);
-  telemetry::Registry registry;
   auto o = options(server.caPem());
   o.registry = &registry;
   o.geSecondsExportInterval = 10ms;
@@ -513,7 +515,6 @@ TEST_F(NodeSourceTest, NodeWatchExpiresAndRelistsLikeTheOthers) {
 }
 
 TEST_F(NodeSourceTest, QueueMetricsFollowPendingBindingAndFailures) {
-  telemetry::Registry registry;
   auto o = nodeOptions();
   o.registry = &registry;
   server.upsertPod(boundPod("w1", "", "nvidia.com/mig-1g.10gb", 1));
