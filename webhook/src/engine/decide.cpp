@@ -17,6 +17,7 @@
 #include "engine/pod/gpu_request.hpp"
 #include "engine/pod/pod_shape.hpp"
 #include "engine/pod/pod_view.hpp"
+#include "engine/pod/workload_kinds.hpp"
 #include "engine/pod/workload_templates.hpp"
 #include "engine/validate/capacity_check.hpp"
 #include "engine/validate/field_guards.hpp"
@@ -39,6 +40,7 @@ struct Scope {
   const UsageSnapshot& usage;
   std::string_view namespaceName;
   const SupplySnapshot& supply;
+  std::string_view kind;  // the object's kind (the request's, else the object's own)
 };
 
 // How one pod or template came out, before it is folded into the Decision.
@@ -190,7 +192,7 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
   // A class that requires the resource name never rewrites it (require never mutates).
   const bool rewrites =
       !ev.validateOnly && c.cls->effects.resourceName == policy::EffectMode::Mutate;
-  ev.rewriteTo = rewrites ? gpuRewriteTarget(*c.cls, gpu) : std::string_view();
+  ev.rewriteTo = rewrites ? gpuRewriteTarget(*c.cls, gpu, pod.isTemplate) : std::string_view();
   const ValidationInput vin{pod,
                             gpu,
                             s.policy,
@@ -243,7 +245,9 @@ void mutate(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& e
     if (fx.toleration == EffectMode::Mutate) mutateTolerations(ctx, out);
     if (fx.priorityClass == EffectMode::Mutate) mutatePriority(ctx, out);
     if (fx.runtimeClass == EffectMode::Mutate) mutateRuntimeClass(ctx, out);
-    mutateDeadline(ctx, out);
+    // A template of a controller that keeps its pods running cannot carry a deadline.
+    const auto* kind = findBuiltinWorkloadKind(s.context.group, s.kind);
+    if (!pod.isTemplate || kind == nullptr || !kind->keepsPodsRunning) mutateDeadline(ctx, out);
     mutateSidecarEnv(ctx, out);
   } else if (defaults) {
     mutateResourceRequests(ctx, out);
@@ -409,7 +413,7 @@ Decision decideImpl(const rapidjson::Value& object, const RequestContext& contex
     return d;
   }
   d.mode = rolloutMode(policy, ns, context.namespaceLabels);
-  const Scope scope{context, policy, usage, ns, supply};
+  const Scope scope{context, policy, usage, ns, supply, kind};
   if (isPod) {
     decidePod(object, scope, d);
   } else {

@@ -13,17 +13,21 @@ struct WorkloadKind {
   std::string_view group;  // "" = the core group
   std::string_view kind;
   std::string_view templatePath;  // dotted path from the object to its pod template
+  // The controller keeps its pods running (restartPolicy Always): the apiserver refuses
+  // activeDeadlineSeconds in its template ("activeDeadlineSeconds in ReplicaSet is not
+  // Supported"), so a class's maximum run time is written into its pods only.
+  bool keepsPodsRunning = false;
 };
 
 inline constexpr std::array<WorkloadKind, 8> kBuiltinWorkloadKinds = {{
-    {"apps", "Deployment", "spec.template"},
-    {"apps", "StatefulSet", "spec.template"},
-    {"apps", "DaemonSet", "spec.template"},
-    {"apps", "ReplicaSet", "spec.template"},
-    {"", "ReplicationController", "spec.template"},
-    {"batch", "Job", "spec.template"},
-    {"batch", "CronJob", "spec.jobTemplate.spec.template"},
-    {"", "PodTemplate", "template"},  // a PodTemplate has no spec: its template is top-level
+    {"apps", "Deployment", "spec.template", true},
+    {"apps", "StatefulSet", "spec.template", true},
+    {"apps", "DaemonSet", "spec.template", true},
+    {"apps", "ReplicaSet", "spec.template", true},
+    {"", "ReplicationController", "spec.template", true},
+    {"batch", "Job", "spec.template", false},
+    {"batch", "CronJob", "spec.jobTemplate.spec.template", false},
+    {"", "PodTemplate", "template", false},  // no spec: its template is top-level
 }};
 
 // The built-in kind, or nullptr.

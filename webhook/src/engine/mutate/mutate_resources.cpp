@@ -8,10 +8,27 @@ std::string containerPath(const ContainerGpu& c) {
          std::to_string(c.index);
 }
 
-std::string_view gpuRewriteTarget(const policy::WorkloadClass& cls, const PodGpu& gpu) {
-  // A pod that picked a MIG profile itself keeps it; the class's profile check judges it.
-  if (cls.resolvedResource.empty() || cls.resolvedResource == kWholeGpu || gpu.requestsMig)
-    return {};
+namespace {
+
+// Every MIG resource the pod asks for is `target`: in a template, the class's own earlier rewrite.
+bool onlyMigIs(const PodGpu& gpu, std::string_view target) {
+  for (const auto& c : gpu.containers)
+    for (const auto& e : c.gpus)
+      if (e.wantsGpu() && e.resource.starts_with("nvidia.com/mig-") && e.resource != target)
+        return false;
+  return true;
+}
+
+}  // namespace
+
+std::string_view gpuRewriteTarget(const policy::WorkloadClass& cls, const PodGpu& gpu,
+                                  bool isTemplate) {
+  if (cls.resolvedResource.empty() || cls.resolvedResource == kWholeGpu) return {};
+  // A pod that picked a MIG profile itself keeps it; the class's profile check judges it. A
+  // template stored with the class's own rewrite gets nvidia.com/gpu back beside it when its
+  // manifest is applied again (kubectl apply, server-side apply and GitOps merge into what is
+  // stored): the author's nvidia.com/gpu is rewritten onto the target again, replacing it.
+  if (gpu.requestsMig && !(isTemplate && onlyMigIs(gpu, cls.resolvedResource))) return {};
   return cls.resolvedResource;
 }
 

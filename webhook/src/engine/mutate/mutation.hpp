@@ -38,8 +38,10 @@ struct MutationOutput {
   void remove(std::string path) { patch.push_back({PatchOp::Kind::Remove, std::move(path), {}}); }
 };
 
-// The resource name nvidia.com/gpu is rewritten to for this class, or empty.
-std::string_view gpuRewriteTarget(const policy::WorkloadClass& cls, const PodGpu& gpu);
+// The resource name nvidia.com/gpu is rewritten to for this class, or empty; `isTemplate`: a
+// workload's pod template (see mutate_resources.cpp for what differs).
+std::string_view gpuRewriteTarget(const policy::WorkloadClass& cls, const PodGpu& gpu,
+                                  bool isTemplate = false);
 
 // Renames nvidia.com/gpu to the class's resource (requests and limits, all containers) and adds
 // limits equal to requests where only requests are given.

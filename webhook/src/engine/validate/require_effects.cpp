@@ -194,7 +194,7 @@ void requireResourceRequests(const ValidationInput& in, std::vector<Violation>& 
 // One violation per container that asks under another name (or gives requests only), with the
 // limits to write.
 void requireResourceName(const ValidationInput& in, std::vector<Violation>& out) {
-  const std::string_view target = gpuRewriteTarget(in.cls, in.gpu);
+  const std::string_view target = gpuRewriteTarget(in.cls, in.gpu, in.pod.isTemplate);
   for (const auto& c : in.gpu.containers) {
     std::vector<std::string> wanted, wrong;
     for (const auto& e : c.gpus) {

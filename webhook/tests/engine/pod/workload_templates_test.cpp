@@ -305,5 +305,48 @@ TEST(TemplateMutation, UpdatesAreMutatedOnlyAndDeniedCreatesAreNotMutated) {
             Decision::Outcome::NotApplicable);
 }
 
+// The apiserver refuses activeDeadlineSeconds in the template of a controller that keeps its
+// pods running ("activeDeadlineSeconds in ReplicaSet is not Supported"): a class's maximum run
+// time goes into a Job's template, never a Deployment's.
+TEST(TemplateMutation, NoDeadlineInTheTemplateOfAControllerThatKeepsPodsRunning) {
+  auto p = mutatingDeployments();
+  p.mutatedTemplateKinds.push_back({"batch", "Job"});
+  const std::string tmpl =
+      R"({"metadata":{"labels":{"gpu-admission.io/class":"interactive"}},"spec":{"containers":[)"
+      R"({"name":"nb","resources":{"limits":{"nvidia.com/gpu":1}}}]}})";
+  rapidjson::Document d = parse(R"({"metadata":{"name":"x"},"spec":{"template":)" + tmpl + "}}");
+  const auto deadlineIn = [](const Decision& decision) {
+    for (const auto& op : decision.patch)
+      if (op.path.ends_with("/activeDeadlineSeconds")) return true;
+    return false;
+  };
+  const Decision deployment = decide(d, workload("apps", "Deployment"), p, emptyUsage());
+  ASSERT_FALSE(deployment.patch.empty());
+  EXPECT_FALSE(deadlineIn(deployment)) << serializePatch(deployment.patch);
+  EXPECT_TRUE(deadlineIn(decide(d, workload("batch", "Job"), p, emptyUsage())));
+}
+
+// `kubectl apply` of the manifest again merges nvidia.com/gpu back beside the class's rewrite
+// that is stored: the UPDATE rewrites it onto the target once more instead of keeping both.
+TEST(TemplateMutation, AReappliedWholeGpuBesideTheStoredRewriteIsRewrittenAgain) {
+  auto p = mutatingDeployments();
+  const std::string tmpl =
+      R"({"metadata":{"labels":{"gpu-admission.io/class":"inference"}},"spec":{"containers":[)"
+      R"({"name":"llm","resources":{"limits":{"nvidia.com/gpu":2,"nvidia.com/mig-2g.20gb":1}}}]}})";
+  rapidjson::Document d = parse(R"({"metadata":{"name":"x"},"spec":{"template":)" + tmpl + "}}");
+  RequestContext update = workload("apps", "Deployment");
+  update.operation = "UPDATE";
+  const Decision decision = decide(d, update, p, emptyUsage());
+  ASSERT_FALSE(applyPatch(d, decision.patch).has_value());
+  EXPECT_EQ(toJson(d["spec"]["template"]["spec"]["containers"][0]["resources"]),
+            R"({"limits":{"nvidia.com/mig-2g.20gb":2}})");
+  // A pod that asks for both itself keeps what it wrote (the class's profile check judges it).
+  const Decision pod =
+      decidePod(gpuPod(R"({"gpu-admission.io/class":"inference"})",
+                       R"({"limits":{"nvidia.com/gpu":1,"nvidia.com/mig-2g.20gb":1}})"),
+                p);
+  for (const auto& op : pod.patch) EXPECT_EQ(op.path.find("nvidia.com~1gpu"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpua::engine
