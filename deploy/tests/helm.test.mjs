@@ -147,6 +147,13 @@ const cases = [
   patch: '[{"op": "replace", "path": "/webhooks/0/failurePolicy", "value": "Ignore"}]'` } },
   { covers: ["webhooks.matchConditions"], values: { webhooks: { enabled: true, matchConditions: true } },
     kit: { step: 2, webhooks: "- @KIT@/deploy/components/match-conditions" } },
+  { covers: ["webhooks.templateMutation"], values: { webhooks: { enabled: true, templateMutation: true } },
+    kit: { step: 2, webhooks: "- @KIT@/deploy/components/template-mutation" } },
+  { covers: ["webhooks.templateMutation"], name: "webhooks.templateMutation with matchConditions, provided certificate, another namespace",
+    namespace: "ml-platform", files: providedFiles,
+    values: { webhooks: { enabled: true, templateMutation: true, matchConditions: true }, certificate: { mode: "provided" } },
+    kit: { base: "self-signed", step: 2, install: "namespace: ml-platform",
+      webhooks: "- @KIT@/deploy/components/match-conditions\n- @KIT@/deploy/components/template-mutation" } },
   { covers: ["exemptNamespaces"], values: { exemptNamespaces: otherExempt }, kit: exemptCounterpart },
   { covers: ["exemptNamespaces"], name: "exemptNamespaces, webhooks",
     values: { ...on, exemptNamespaces: otherExempt }, kit: { ...exemptCounterpart, step: 2 } },
@@ -222,8 +229,8 @@ describe("helm chart: lint, template, schemas", () => {
 
   for (const [what, values, files] of [
     ["defaults", {}, {}],
-    ["everything on, cert-manager", { ...on, webhooks: { enabled: true, matchConditions: true }, monitoring: { enabled: true }, networkPolicy: { enabled: true }, policy: { source: "example" }, defaultPriorityClass: true }, {}],
-    ["everything on, provided certificate, hostNetwork", { ...on, certificate: { mode: "provided" }, hostNetwork: true, monitoring: { enabled: true } }, providedFiles],
+    ["everything on, cert-manager", { ...on, webhooks: { enabled: true, matchConditions: true, templateMutation: true }, monitoring: { enabled: true }, networkPolicy: { enabled: true }, policy: { source: "example" }, defaultPriorityClass: true }, {}],
+    ["everything on, provided certificate, hostNetwork", { webhooks: { enabled: true, templateMutation: true }, certificate: { mode: "provided" }, hostNetwork: true, monitoring: { enabled: true } }, providedFiles],
   ]) {
     test(`helm lint --strict: ${what}`, () => {
       const r = helm(["lint", "--strict", "-n", "gpu-admission"], values, files);
@@ -374,6 +381,7 @@ describe("helm chart: bad values get a clear error", () => {
     [{ replicas: 1 }, /replicas/],
     [{ replicas: 6 }, /replicas/],
     [{ webhooks: { failurePolicy: "fail" } }, /failurePolicy/],
+    [{ webhooks: { templateMutation: 1 } }, /templateMutation/],
     [{ policy: { source: "mine" } }, /source/],
     [{ policy: { source: "files" } }, /files/],
     [{ policy: { files: policyFiles } }, /source/],

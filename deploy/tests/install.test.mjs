@@ -587,3 +587,115 @@ describe("9. the smaller ones: global default opt-in, replicas on two nodes, the
     assert.equal(availabilityProblems(broken).length, 3);
   });
 });
+
+describe("the template-mutation component: a fail-open copy of the pod mutating webhook for workloads", () => {
+  const TM = "- @KIT@/deploy/components/template-mutation";
+  const mwcOf = (objects) => find(objects, "MutatingWebhookConfiguration");
+  const hook = (objects, name) => mwcOf(objects).webhooks.find((w) => w.name === name);
+  // docs/install.md's two kustomizations (monitoring, NetworkPolicy, namespace platform-gpu-admission)
+  // with the commented component lines switched on.
+  const docWith = (...components) => {
+    let text = docFiles["clusters/prod/webhooks/kustomization.yaml"];
+    for (const c of components) {
+      assert.ok(text.includes(`# - @KIT@/deploy/components/${c}`), `docs/install.md's step two has no commented ${c} line`);
+      text = text.replace(`# - @KIT@/deploy/components/${c}`, `- @KIT@/deploy/components/${c}`);
+    }
+    return renderScratch({ ...docFiles, "clusters/prod/webhooks/kustomization.yaml": text }, ["clusters/prod/webhooks"])[0];
+  };
+  const docTM = lazy(() => docWith("template-mutation"));
+  // deploy/webhooks/cert-manager plus the component.
+  const defaultTM = lazy(() => renderScratch({ "w/kustomization.yaml": `resources: [@KIT@/deploy/webhooks/cert-manager]\ncomponents:\n${TM}\n` }, ["w"])[0]);
+
+  test("docs/install.md's step two with it: the webhook is registered, fail-open, CREATE and UPDATE, every template resource", async () => {
+    const objects = docTM();
+    assert.deepEqual(mwcOf(objects).webhooks.map((w) => [w.name, w.failurePolicy]),
+      [["mutate.gpu-admission.io", "Ignore"], ["mutate-templates.gpu-admission.io", "Ignore"]]);
+    none(checks.templateMutationProblems(objects));
+    none(checks.webhookProblems(objects, renderedPolicy(objects)));
+    none(checks.exemptSourceProblems(objects, renderedPolicy(objects), "platform-gpu-admission", ["cert-manager"]));
+    validator.prepare(objects);
+    assert.deepEqual(await validator.problems(mwcOf(objects)), []);
+  });
+
+  test("in another namespace: its Service namespace and namespaceSelector are the pod webhook's (cert-manager, and self-signed with its caBundle)", () => {
+    const ns = "platform-gpu-admission";
+    const [selfSigned] = renderScratch({
+      "install/kustomization.yaml": `namespace: ${ns}\nresources: [@KIT@/deploy/overlays/self-signed]\ntransformers: [@KIT@/deploy/references]\n`,
+      "webhooks/kustomization.yaml": `resources: [../install]\ncomponents:\n- @KIT@/deploy/components/webhooks/self-signed\n${TM}\n`,
+    }, ["webhooks"]);
+    for (const [what, objects] of [["cert-manager", docTM()], ["self-signed", selfSigned]]) {
+      const [pods, tm] = [hook(objects, "mutate.gpu-admission.io"), hook(objects, "mutate-templates.gpu-admission.io")];
+      assert.equal(tm.clientConfig.service.namespace, ns, what);
+      assert.deepEqual(tm.namespaceSelector, pods.namespaceSelector, what);
+      assert.ok(tm.namespaceSelector.matchExpressions[1].values.includes(ns), `${what}: does not exclude ${ns}`);
+      none(checks.templateMutationProblems(objects));
+    }
+    const [pods, tm] = [hook(selfSigned, "mutate.gpu-admission.io"), hook(selfSigned, "mutate-templates.gpu-admission.io")];
+    assert.ok(tm.clientConfig.caBundle && tm.clientConfig.caBundle === pods.clientConfig.caBundle, "self-signed: the caBundle was not copied");
+    assert.equal(mwcOf(docTM()).metadata.annotations["cert-manager.io/inject-ca-from"], `${ns}/gpu-admission-tls`);
+  });
+
+  test("it adds that one webhook and nothing else, alone or with match-conditions", () => {
+    const without = renderWebhooks("cert-manager");
+    const strip = (objects) => objects.map((o) => o.kind !== "MutatingWebhookConfiguration" ? o
+      : { ...o, webhooks: o.webhooks.filter((w) => w.name !== "mutate-templates.gpu-admission.io") });
+    none(checks.templateMutationProblems(defaultTM()));
+    assert.deepEqual(strip(defaultTM()), without);
+    const both = docWith("match-conditions", "template-mutation");
+    assert.deepEqual(find(both, "ValidatingWebhookConfiguration").webhooks.map((w) => w.name),
+      ["validate-pods.gpu-admission.io", "validate-other-pods.gpu-admission.io", "validate-templates.gpu-admission.io"]);
+    none(checks.templateMutationProblems(both));
+    none(checks.webhookProblems(both, renderedPolicy(both)));
+    none(checks.templateMutationProblems(without, false));
+  });
+
+  test("it covers every template kind of the example policy (spec.templates) on CREATE and UPDATE", () => {
+    const [objects] = renderScratch({
+      "install/kustomization.yaml": "resources: [@KIT@/deploy/overlays/cert-manager]\ncomponents: [@KIT@/deploy/components/example-policy]\ntransformers: [@KIT@/deploy/references]\n",
+      "webhooks/kustomization.yaml": `resources: [../install]\ncomponents:\n- @KIT@/deploy/components/webhooks/cert-manager\n${TM}\n`,
+    }, ["webhooks"]);
+    const facts = renderedPolicy(objects);
+    assert.ok(facts.templates.length > 0, "the example policy declares no template kinds");
+    const tm = hook(objects, "mutate-templates.gpu-admission.io");
+    for (const t of facts.templates)
+      for (const op of ["CREATE", "UPDATE"])
+        assert.ok(tm.rules.some((r) => r.apiGroups.includes(t.group) && r.resources.includes(checks.plural(t.kind)) && r.operations.includes(op)),
+          `${t.group}/${t.kind} ${op}`);
+    none(checks.templateMutationProblems(objects));
+  });
+
+  test("listed before the certificate's webhooks component, the render stops instead of registering nothing", () => {
+    const error = renderError({
+      "w/kustomization.yaml": `resources: [@KIT@/deploy/overlays/cert-manager]\ncomponents:\n${TM}\n- @KIT@/deploy/components/webhooks/cert-manager\n`,
+    }, "w") ?? "";
+    assert.match(error, /nothing selected by MutatingWebhookConfiguration.*gpu-admission/);
+    assert.match(read("deploy/components/template-mutation/kustomization.yaml"), /nothing selected by\s*(#\s*)?MutatingWebhookConfiguration/);
+  });
+
+  test("docs/install.md lists it as a step-two component that only registers the webhook", () => {
+    assert.match(installDoc, /\| `deploy\/components\/template-mutation` \| 2 \|/);
+    assert.match(installDoc, /spec\.mutateTemplates/);
+  });
+
+  test("the check fails on a copy that fails closed, forgets UPDATE or a resource, drifts from the pod webhook's selector, keeps the pod conditions", () => {
+    const problemsWith = (edit) => {
+      const objects = structuredClone(defaultTM());
+      edit(objects.find((o) => o.kind === "MutatingWebhookConfiguration").webhooks.find((w) => w.name === "mutate-templates.gpu-admission.io"));
+      return [...checks.templateMutationProblems(objects), ...checks.webhookProblems(objects, renderedPolicy(objects))];
+    };
+    const expect = (edit, pattern) => {
+      const problems = problemsWith(edit);
+      assert.ok(problems.some((p) => pattern.test(p)), `${pattern}: ${problems.join("\n")}`);
+    };
+    expect((w) => { w.failurePolicy = "Fail"; }, /fails closed/);
+    expect((w) => { w.rules[0].operations = ["CREATE"]; }, /apps\/deployments: operations CREATE, want CREATE,UPDATE/);
+    expect((w) => { w.rules[4].resources.pop(); }, /does not cover ray\.io\/rayservices/);
+    expect((w) => { w.rules.push({ apiGroups: [""], apiVersions: ["v1"], operations: ["CREATE", "UPDATE"], resources: ["pods"], scope: "Namespaced" }); }, /mixes pods/);
+    expect((w) => { w.namespaceSelector.matchExpressions[1].values.pop(); }, /namespaceSelector/);
+    expect((w) => { w.clientConfig.service.namespace = "elsewhere"; }, /clientConfig/);
+    expect((w) => { w.matchConditions = [{ name: "skip-kubelet-mirror-pods", expression: "true" }]; }, /matchConditions/);
+    expect((w) => { w.reinvocationPolicy = "IfNeeded"; }, /reinvocationPolicy/);
+    expect((w) => { w.clientConfig.service.path = "/validate"; }, /path/);
+    assert.ok(checks.templateMutationProblems(renderWebhooks("cert-manager")).some((p) => p.includes("no webhook mutate-templates")));
+  });
+});

@@ -49,8 +49,8 @@ func testManifestsTheApiserverAccepts(t *testing.T) {
 
 // allOptIns writes a platform team's two steps with every component of deploy/ (monitoring, the
 // NetworkPolicy, host networking, the example policy, the global default priority class; step
-// two with the match conditions), in the namespace gpua-elsewhere, port 9443, and returns the
-// directory of the step asked for ("install" or "webhooks").
+// two with the match conditions and template mutation), in the namespace gpua-elsewhere, port
+// 9443, and returns the directory of the step asked for ("install" or "webhooks").
 func allOptIns(t *testing.T, step string) string {
 	root := filepath.Join(cluster.Dir, "install", "all-opt-ins")
 	kit, _ := filepath.Rel(filepath.Join(root, "install"), cluster.Root)
@@ -61,7 +61,7 @@ func allOptIns(t *testing.T, step string) string {
 			"configMapGenerator: [{name: gpu-admission-settings, behavior: merge, literals: [port=9443]}]\n" +
 			"transformers: [KIT/deploy/references]\n",
 		"webhooks": "resources: [../install]\ncomponents: [KIT/deploy/components/webhooks/cert-manager, " +
-			"KIT/deploy/components/match-conditions]\n",
+			"KIT/deploy/components/match-conditions, KIT/deploy/components/template-mutation]\n",
 	}
 	for dir, text := range files {
 		if err := os.MkdirAll(filepath.Join(root, dir), 0o755); err != nil {

@@ -20,6 +20,7 @@ func TestLive(t *testing.T) {
 	t.Run("ManifestsTheApiserverAccepts", testManifestsTheApiserverAccepts)
 	t.Run("OptOutGuard", testOptOutGuard)
 	t.Run("MatchConditions", testMatchConditions)
+	t.Run("TemplateMutation", testTemplateMutation)
 	t.Run("ApiserverLatency", testApiserverLatency)
 	t.Run("Faults", testFaults)
 }

@@ -87,6 +87,10 @@ export function webhookProblems(objects, facts) {
       if (!(w.timeoutSeconds >= 1 && w.timeoutSeconds <= 10))
         problems.push(`webhook ${w.name}: timeoutSeconds ${w.timeoutSeconds} is not an explicit 1..10`);
       if (cfg.kind === "ValidatingWebhookConfiguration") validating.push(w);
+      else if (w.rules.some((r) => !(r.resources ?? []).every((x) => x === "pods"))) {
+        if (w.rules.some((r) => covers(r, "", "pods"))) problems.push(`webhook ${w.name} mixes pods and workload templates: split the blast radius`);
+        if (w.failurePolicy !== "Ignore") problems.push(`webhook ${w.name} mutates templates but fails closed: an outage stalls every rollout`);
+      }
     }
   }
   const podHooks = validating.filter((w) => w.rules.some((r) => covers(r, "", "pods")));
@@ -107,6 +111,52 @@ export function webhookProblems(objects, facts) {
     const hook = validating.find((w) => w.rules.some((r) => covers(r, t.group, resource)));
     if (!hook) problems.push(`no validating webhook covers template kind ${t.group}/${t.kind} (${resource})`);
   }
+  return problems;
+}
+
+// deploy/components/template-mutation's webhook against the install it joins: a copy of the pod
+// mutating webhook (namespaceSelector, clientConfig but its path) for exactly the resources of
+// validate-templates, on CREATE and UPDATE, fail-open, short timeout, never reinvoked, no pod
+// conditions. Returns [] when the render has no mutate-templates webhook only if `expected` is false.
+export function templateMutationProblems(objects, expected = true) {
+  const mwc = objects.find((o) => o.kind === "MutatingWebhookConfiguration");
+  const vwc = objects.find((o) => o.kind === "ValidatingWebhookConfiguration");
+  if (!mwc || !vwc) return ["no webhook configurations rendered"];
+  const hook = (cfg, name) => (cfg.webhooks ?? []).find((w) => w.name === name);
+  const tm = hook(mwc, "mutate-templates.gpu-admission.io");
+  if (!tm) return expected ? ["no webhook mutate-templates.gpu-admission.io in the MutatingWebhookConfiguration"] : [];
+  if (!expected) return ["mutate-templates.gpu-admission.io is registered without the component"];
+  const pods = hook(mwc, "mutate.gpu-admission.io");
+  const templates = hook(vwc, "validate-templates.gpu-admission.io");
+  if (!pods || !templates) return ["mutate.gpu-admission.io or validate-templates.gpu-admission.io is missing"];
+  const problems = [];
+  const same = (what, a, b) => {
+    if (JSON.stringify(a) !== JSON.stringify(b)) problems.push(`mutate-templates ${what} ${JSON.stringify(a)}, the pod webhook's ${JSON.stringify(b)}`);
+  };
+  same("namespaceSelector", tm.namespaceSelector, pods.namespaceSelector);
+  same("clientConfig", { ...tm.clientConfig, service: { ...tm.clientConfig?.service, path: "" } },
+    { ...pods.clientConfig, service: { ...pods.clientConfig?.service, path: "" } });
+  const want = { failurePolicy: "Ignore", timeoutSeconds: 3, reinvocationPolicy: "Never", sideEffects: "None",
+    matchPolicy: "Equivalent", path: "/mutate", admissionReviewVersions: JSON.stringify(["v1"]) };
+  const got = { ...tm, path: tm.clientConfig?.service?.path ?? tm.clientConfig?.url?.replace(/^https:\/\/[^/]+/, ""),
+    admissionReviewVersions: JSON.stringify(tm.admissionReviewVersions) };
+  for (const [k, v] of Object.entries(want)) if (got[k] !== v) problems.push(`mutate-templates ${k} is ${got[k]}, want ${v}`);
+  if ((tm.matchConditions ?? []).length) problems.push(`mutate-templates has matchConditions ${tm.matchConditions.map((c) => c.name)}: workloads need none`);
+  // Resource by resource: what validate-templates checks, mutate-templates mutates on CREATE and
+  // UPDATE, with the same API versions, and nothing more (no pods: they have their own webhook).
+  const entries = (w) => w.rules.flatMap((r) => r.apiGroups.flatMap((g) => r.resources.map((res) =>
+    ({ key: `${g}/${res}`, versions: JSON.stringify(r.apiVersions), ops: [...r.operations].sort().join(","), scope: r.scope }))));
+  const mine = new Map(entries(tm).map((e) => [e.key, e]));
+  for (const e of entries(templates)) {
+    const m = mine.get(e.key);
+    if (!m) problems.push(`mutate-templates does not cover ${e.key}, which validate-templates checks`);
+    else {
+      if (m.ops !== "CREATE,UPDATE") problems.push(`mutate-templates ${e.key}: operations ${m.ops}, want CREATE,UPDATE`);
+      if (m.versions !== e.versions || m.scope !== e.scope) problems.push(`mutate-templates ${e.key}: apiVersions ${m.versions} ${m.scope}, validate-templates has ${e.versions} ${e.scope}`);
+    }
+  }
+  const theirs = new Set(entries(templates).map((e) => e.key));
+  for (const k of mine.keys()) if (!theirs.has(k)) problems.push(`mutate-templates covers ${k}, which validate-templates does not check`);
   return problems;
 }
 

@@ -92,3 +92,36 @@ annotations:
   cert-manager.io/inject-ca-from: {{ .Release.Namespace }}/gpu-admission-tls
 {{- end }}
 {{- end -}}
+
+{{/* The rules of the template webhooks (validate-templates, and mutate-templates with
+webhooks.templateMutation), for the operations given as a list: the workload kinds of
+deploy/components/webhooks/base/webhooks.yaml, one rule per API group. */}}
+{{- define "gpua.templateRules" -}}
+{{- $ops := toJson . -}}
+rules:
+- apiGroups: ["apps"]
+  apiVersions: ["v1"]
+  operations: {{ $ops }}
+  resources: ["deployments", "statefulsets", "daemonsets", "replicasets"]
+  scope: Namespaced
+- apiGroups: ["batch"]
+  apiVersions: ["v1"]
+  operations: {{ $ops }}
+  resources: ["jobs", "cronjobs"]
+  scope: Namespaced
+- apiGroups: [""]
+  apiVersions: ["v1"]
+  operations: {{ $ops }}
+  resources: ["replicationcontrollers", "podtemplates"]
+  scope: Namespaced
+- apiGroups: ["kubeflow.org"]
+  apiVersions: ["*"]
+  operations: {{ $ops }}
+  resources: ["pytorchjobs", "tfjobs", "mpijobs", "paddlejobs", "xgboostjobs"]
+  scope: Namespaced
+- apiGroups: ["ray.io"]
+  apiVersions: ["*"]
+  operations: {{ $ops }}
+  resources: ["rayclusters", "rayjobs", "rayservices"]
+  scope: Namespaced
+{{- end -}}
