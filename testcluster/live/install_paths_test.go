@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -213,31 +212,14 @@ func deleteScratchClusterObjects() {
 // pod that the example policy would place and rewrite, and the pod comes back as sent; the
 // decision log records what the policy would have done.
 func observeModeChangesNoPod(t *testing.T, dir string) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := l.Addr().(*net.TCPAddr).Port
-	l.Close()
+	mkdir(t, dir)
+	// Without the apiserver's usage: the probe's namespace carries the opt-out label that keeps
+	// the running install out, and the observe policy would read it as exempt too; unread, the
+	// namespace is judged in the policy's rollout mode (observe, everywhere).
+	probe := startProbeWebhook(t, filepath.Join(cluster.Root, "deploy", "base", "policy"),
+		filepath.Join(dir, "observe-webhook.log"), false)
+	base := probe.base
 	certs := filepath.Join(cluster.Dir, "install", "overlay", "certs")
-	logPath := filepath.Join(dir, "observe-webhook.log")
-	logFile, err := os.Create(logPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer logFile.Close()
-	serve := exec.Command(cluster.Binary, "serve", "--policies", filepath.Join(cluster.Root, "deploy", "base", "policy"),
-		"--tls-cert", filepath.Join(certs, "server.crt"), "--tls-key", filepath.Join(certs, "server.key"),
-		"--listen", fmt.Sprintf("127.0.0.1:%d", port), "--shutdown-delay", "0s")
-	serve.Stdout, serve.Stderr = logFile, logFile
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { serve.Process.Kill(); serve.Wait() })
-	base := fmt.Sprintf("https://127.0.0.1:%d", port)
-	eventually(t, 30*time.Second, "the observe webhook is ready", func() error {
-		return exec.Command("curl", "-fsS", "--cacert", filepath.Join(certs, "ca.crt"), base+"/readyz").Run()
-	})
 	ca, err := os.ReadFile(filepath.Join(certs, "ca.crt"))
 	if err != nil {
 		t.Fatal(err)
@@ -271,7 +253,7 @@ func observeModeChangesNoPod(t *testing.T, dir string) {
 		if r.Err != nil {
 			return fmt.Errorf("%s", r.combined())
 		}
-		logged, _ := os.ReadFile(logPath)
+		logged, _ := os.ReadFile(probe.log)
 		if !strings.Contains(string(logged), "trainer-0") {
 			return fmt.Errorf("the observe webhook has not logged the pod yet")
 		}
@@ -298,8 +280,5 @@ func observeModeChangesNoPod(t *testing.T, dir string) {
 	meta, aloneMeta := got["metadata"].(map[string]any), alone["metadata"].(map[string]any)
 	same("metadata.annotations", meta["annotations"], aloneMeta["annotations"])
 	same("metadata.labels", meta["labels"], aloneMeta["labels"])
-	logged, _ := os.ReadFile(logPath)
-	if !strings.Contains(string(logged), `"mode":"observe"`) {
-		t.Errorf("the decision log does not record the observe mode:\n%s", logged)
-	}
+	probe.mustHaveLogged(t, "trainer-0", `"mode":"observe"`)
 }

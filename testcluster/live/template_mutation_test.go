@@ -86,8 +86,8 @@ func testTemplateMutation(t *testing.T) {
 	if r := gpua("", "lint", withTemplates); r.Err != nil {
 		t.Fatalf("the policy with mutateTemplates does not load:\n%s", r.combined())
 	}
-	on := startProbeWebhook(t, withTemplates, filepath.Join(dir, "webhook-mutate-templates.log"))
-	off := startProbeWebhook(t, cluster.Policies, filepath.Join(dir, "webhook-as-shipped.log"))
+	on := startProbeWebhook(t, withTemplates, filepath.Join(dir, "webhook-mutate-templates.log"), true)
+	off := startProbeWebhook(t, cluster.Policies, filepath.Join(dir, "webhook-as-shipped.log"), true)
 	registerTemplateProbe(t, hook, "gpua-probe-templates-on", "tmpl-on", on.base)
 	registerTemplateProbe(t, hook, "gpua-probe-templates-off", "tmpl-off", off.base)
 
@@ -504,9 +504,10 @@ type probeWebhook struct {
 }
 
 // startProbeWebhook serves the policies on a free loopback port with the test cluster's serving
-// certificate and usage from the apiserver (the shipped ServiceAccount's kubeconfig, as the
-// running install), logging every decision (debug) to logPath; stopped when the test ends.
-func startProbeWebhook(t *testing.T, policies, logPath string) probeWebhook {
+// certificate and, with `fromAPI`, usage and namespace labels from the apiserver (the shipped
+// ServiceAccount's kubeconfig, as the running install), logging every decision (debug) to
+// logPath; stopped when the test ends.
+func startProbeWebhook(t *testing.T, policies, logPath string, fromAPI bool) probeWebhook {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -519,10 +520,13 @@ func startProbeWebhook(t *testing.T, policies, logPath string) probeWebhook {
 	if err != nil {
 		t.Fatal(err)
 	}
-	serve := exec.Command(cluster.Binary, "serve", "--policies", policies,
+	args := []string{"serve", "--policies", policies,
 		"--tls-cert", filepath.Join(certs, "server.crt"), "--tls-key", filepath.Join(certs, "server.key"),
-		"--listen", fmt.Sprintf("127.0.0.1:%d", port), "--shutdown-delay", "0s", "--log-level", "debug",
-		"--kubeconfig", filepath.Join(cluster.Dir, "gpu-admission.kubeconfig"))
+		"--listen", fmt.Sprintf("127.0.0.1:%d", port), "--shutdown-delay", "0s", "--log-level", "debug"}
+	if fromAPI {
+		args = append(args, "--kubeconfig", filepath.Join(cluster.Dir, "gpu-admission.kubeconfig"))
+	}
+	serve := exec.Command(cluster.Binary, args...)
 	serve.Stdout, serve.Stderr = logFile, logFile
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
