@@ -108,15 +108,33 @@ std::string unclassifiedMessage(const PodView& pod, const PodGpu& gpu, const Sco
          ", or ask the platform team which class fits";
 }
 
-// The placement guards, with the pools the pod's class writes or requires for it (none for a
-// pod no class places).
+// The placement guards, with the pools the pod's class writes or requires for it: `gpuPools`
+// (the class's, resolved once per pod) for a GPU pod, its CPU pools for a pod without GPUs it
+// places, none for a pod no class places.
 void guardPlacement(const PodView& pod, const PodGpu& gpu, const policy::WorkloadClass* cls,
+                    const std::vector<const policy::Pool*>& gpuPools,
                     const policy::PolicySet& policy, std::vector<Violation>& out) {
   if (!policy.fieldGuards.guardsPlacement()) return;
-  std::vector<const policy::Pool*> pools;
-  if (cls != nullptr && gpu.hasGpu) pools = poolsOf(*cls, policy);
-  if (cls != nullptr && !gpu.hasGpu && placesCpuPods(*cls)) pools = cpuPoolsOf(*cls, policy);
-  checkPlacementGuards(pod, pools, policy, out);
+  if (cls == nullptr) return checkPlacementGuards(pod, {}, policy, out);
+  if (gpu.hasGpu) return checkPlacementGuards(pod, gpuPools, policy, out);
+  const auto cpuPools =
+      placesCpuPods(*cls) ? cpuPoolsOf(*cls, policy) : std::vector<const policy::Pool*>();
+  checkPlacementGuards(pod, cpuPools, policy, out);
+}
+
+// A denial in enforce mode is coming: mutating the object would be pointless.
+bool deniedInEnforceMode(const Decision& d) {
+  return d.mode == policy::Mode::Enforce &&
+         std::any_of(d.violations.begin(), d.violations.end(),
+                     [](const Violation& v) { return !v.advisory; });
+}
+
+// A workload template whose controller keeps its pods running (Deployment...) cannot carry
+// activeDeadlineSeconds: the apiserver refuses it there.
+bool deadlineAllowed(const PodView& pod, const Scope& s) {
+  if (!pod.isTemplate) return true;
+  const auto* kind = findBuiltinWorkloadKind(s.context.group, s.kind);
+  return kind == nullptr || !kind->keepsPodsRunning;
 }
 
 // A pod no class takes, judged by the rules of scope allPods (when the policy has any).
@@ -158,7 +176,7 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
   if (c.cls == nullptr && gpu.hasGpu) {
     using Action = policy::UnclassifiedGpuPods::Action;
     if (s.policy.unclassifiedGpuPods.action != Action::AssignClass)
-      guardPlacement(pod, gpu, nullptr, s.policy, violations);
+      guardPlacement(pod, gpu, nullptr, ev.pools, s.policy, violations);
     switch (s.policy.unclassifiedGpuPods.action) {
       case Action::Deny:
         ev.outcome = Outcome::Unclassified;
@@ -177,7 +195,8 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
         break;
     }
   }
-  guardPlacement(pod, gpu, c.cls, s.policy, violations);
+  if (c.cls != nullptr) ev.pools = poolsOf(*c.cls, s.policy);
+  guardPlacement(pod, gpu, c.cls, ev.pools, s.policy, violations);
   if (c.cls == nullptr) {
     ev.outcome = Outcome::NoGpu;
     ev.reason += "no GPU request and no class matched";
@@ -188,7 +207,6 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
   ev.outcome = Outcome::Classified;
   ev.cls = c.cls;
   ev.reason += c.reason;
-  ev.pools = poolsOf(*c.cls, s.policy);
   // A class that requires the resource name never rewrites it (require never mutates).
   const bool rewrites =
       !ev.validateOnly && c.cls->effects.resourceName == policy::EffectMode::Mutate;
@@ -245,9 +263,7 @@ void mutate(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& e
     if (fx.toleration == EffectMode::Mutate) mutateTolerations(ctx, out);
     if (fx.priorityClass == EffectMode::Mutate) mutatePriority(ctx, out);
     if (fx.runtimeClass == EffectMode::Mutate) mutateRuntimeClass(ctx, out);
-    // A template of a controller that keeps its pods running cannot carry a deadline.
-    const auto* kind = findBuiltinWorkloadKind(s.context.group, s.kind);
-    if (!pod.isTemplate || kind == nullptr || !kind->keepsPodsRunning) mutateDeadline(ctx, out);
+    if (deadlineAllowed(pod, s)) mutateDeadline(ctx, out);
     mutateSidecarEnv(ctx, out);
   } else if (defaults) {
     mutateResourceRequests(ctx, out);
@@ -309,13 +325,9 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
   }
   dropExemptViolations(pod, s.namespaceName, s.context.namespaceLabels, s.policy, d.violations);
   // Mutating an ill-typed pod would mean guessing; mutating a pod we deny is pointless.
-  const bool enforcedViolation = d.mode == policy::Mode::Enforce &&
-                                 std::any_of(d.violations.begin(), d.violations.end(),
-                                             [](const Violation& v) { return !v.advisory; });
-  if (ev.cls != nullptr && !ev.validateOnly && shapeOk && !enforcedViolation)
-    mutate(pod, gpu, s, ev, d);
-  if (ev.allPodsRules && !ev.validateOnly && shapeOk && !enforcedViolation)
-    mutateAllPodsDefaults(pod, gpu, s, d);
+  if (ev.validateOnly || !shapeOk || deniedInEnforceMode(d)) return;
+  if (ev.cls != nullptr) mutate(pod, gpu, s, ev, d);
+  if (ev.allPodsRules) mutateAllPodsDefaults(pod, gpu, s, d);
 }
 
 // The template's own mutations, with paths under its place in the workload; `changes` name it.
@@ -371,10 +383,7 @@ void decideWorkload(const rapidjson::Value& object, std::vector<PodTemplateRef>&
     }
   }
   // As for pods: a workload denied in enforce mode is not mutated.
-  const bool enforcedViolation = d.mode == policy::Mode::Enforce &&
-                                 std::any_of(d.violations.begin(), d.violations.end(),
-                                             [](const Violation& v) { return !v.advisory; });
-  if (enforcedViolation) return;
+  if (deniedInEnforceMode(d)) return;
   d.patch = std::move(patch);
   d.changes = std::move(changes);
 }

@@ -16,4 +16,10 @@ std::string Diagnostic::format() const {
   return out;
 }
 
+std::string joinNames(const std::vector<std::string>& names) {
+  std::string out;
+  for (const auto& n : names) out.append(out.empty() ? "" : ", ").append(n);
+  return out;
+}
+
 }  // namespace gpua::policy

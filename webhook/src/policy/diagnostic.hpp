@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace gpua::policy {
 
@@ -16,5 +17,8 @@ struct Diagnostic {
   // "policies/cluster.yaml:12:7: spec.classes[1].pools[0]: unknown pool "x" (hint: ...)"
   std::string format() const;
 };
+
+// "a, b, c": a list of names in a diagnostic's message or hint.
+std::string joinNames(const std::vector<std::string>& names);
 
 }  // namespace gpua::policy

@@ -22,12 +22,6 @@ std::vector<std::string> gpuEffectsRequired(const Effects& fx) {
   return out;
 }
 
-std::string joined(const std::vector<std::string>& names) {
-  std::string out;
-  for (const auto& n : names) out.append(out.empty() ? "" : ", ").append(n);
-  return out;
-}
-
 }  // namespace
 
 void warnUnjudgedRequireEffects(const Draft& draft, Diagnostics& warnings) {
@@ -40,7 +34,7 @@ void warnUnjudgedRequireEffects(const Draft& draft, Diagnostics& warnings) {
     SourceLoc at = draft.classes[i].node;
     at.keyPath += ".effects";
     report(warnings, at,
-           "effects in require mode (" + joined(required) + ") judge GPU pods only, and class " +
+           "effects in require mode (" + joinNames(required) + ") judge GPU pods only, and class " +
                c.name + (forbidden ? " takes no GPU pods" : " also places pods without GPUs") +
                ": " + (forbidden ? "its" : "those") +
                " pods get their CPU pools' placement, tolerations, priority and runtime class "

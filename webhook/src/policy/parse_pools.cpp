@@ -16,12 +16,6 @@ std::vector<std::string> modelKeys() {
   return keys;
 }
 
-std::string joined(const std::vector<std::string>& items) {
-  std::string out;
-  for (const auto& i : items) out += (out.empty() ? "" : ", ") + i;
-  return out;
-}
-
 std::optional<Taint> parseTaint(YamlReader& r, const YAML::Node& node, const std::string& path) {
   MapReader m(r, node, path, {"key", "value", "effect"});
   if (!m.valid() || !m.require("key")) return std::nullopt;
@@ -72,7 +66,7 @@ std::string profileSuggestion(const std::string& profile, const GpuModel& model)
     if (slices && migProfileSlices(p) == slices) sameSlices.push_back(p);
   const std::string best = nearest(profile, sameSlices);
   if (!best.empty()) return "did you mean '" + best + "'?";
-  return "profiles of " + model.key + ": " + joined(model.migProfiles);
+  return "profiles of " + model.key + ": " + joinNames(model.migProfiles);
 }
 
 // Sharing-specific rules, once the model is known.
@@ -86,7 +80,7 @@ void checkSharing(YamlReader& r, const MapReader& m, const Pool& pool, const Gpu
       return;
     }
     const YAML::Node list = m.get("migProfiles");
-    const std::string hint = "profiles of " + model.key + ": " + joined(model.migProfiles);
+    const std::string hint = "profiles of " + model.key + ": " + joinNames(model.migProfiles);
     if (!m.has("migProfiles"))
       r.error(m.node(), m.path("migProfiles"), "a MIG pool needs migProfiles", hint);
     else if (list.IsSequence() && list.size() == 0)

@@ -25,18 +25,16 @@ struct ResourceMap {
   std::string object() const { return json + "}"; }
 };
 
-// The resources the class may write into containers: its defaults' and its copies' names.
-std::vector<std::string_view> writtenResources(const policy::ContainerRules& rules) {
-  std::vector<std::string_view> out;
-  const auto addName = [&](std::string_view n) {
-    for (const auto& seen : out)
-      if (seen == n) return;
-    out.push_back(n);
-  };
-  for (const auto& [r, q] : rules.defaultRequestsPerGpu) addName(r);
-  for (const auto& [r, q] : rules.defaultRequests) addName(r);
-  for (const auto& r : rules.limitsFromRequests) addName(r);
-  return out;
+// Calls `f` once for each resource the class may write into containers: its defaults' and its
+// copies' names, each once, without building a list per pod.
+template <typename F>
+void forEachWrittenResource(const policy::ContainerRules& rules, F&& f) {
+  for (const auto& [r, q] : rules.defaultRequestsPerGpu) f(std::string_view(r));
+  for (const auto& [r, q] : rules.defaultRequests)
+    if (!rules.defaultRequestsPerGpu.contains(r)) f(std::string_view(r));
+  for (const auto& r : rules.limitsFromRequests)
+    if (!rules.defaultRequestsPerGpu.contains(r) && !rules.defaultRequests.contains(r))
+      f(std::string_view(r));
 }
 
 // Ops for one container's map `field` ("requests"/"limits"): key by key into an existing map,
@@ -60,14 +58,13 @@ void writeMap(const ContainerGpu& c, const rapidjson::Value* existing, std::stri
 void mutateResourceRequests(const MutationContext& ctx, MutationOutput& out) {
   const policy::ContainerRules& rules = ctx.cls.containers;
   if (!rules.writesDefaults()) return;
-  const std::vector<std::string_view> resources = writtenResources(rules);
   std::vector<std::string> names;
   for (const auto& c : ctx.gpu.containers) {
     std::vector<std::pair<std::string_view, std::string>> requests, limits;
-    for (const auto resource : resources) {
+    forEachWrittenResource(rules, [&](std::string_view resource) {
       if (auto q = defaultRequest(rules, c, resource)) requests.emplace_back(resource, q->json);
       if (auto q = defaultLimit(rules, c, resource)) limits.emplace_back(resource, q->json);
-    }
+    });
     if (requests.empty() && limits.empty()) continue;
     ResourceMap newRequests, newLimits;
     writeMap(c, c.requests, "requests", requests, out, newRequests);

@@ -29,9 +29,8 @@ const std::string* poolRuntimeClass(const ValidationInput& in) {
     return nullptr;
   }
   if (!placesCpuPods(in.cls)) return nullptr;
-  for (const auto& name : in.cls.cpuPools)
-    if (const auto* pool = in.policy.findCpuPool(name); pool != nullptr && pool->runtimeClassName)
-      return &*pool->runtimeClassName;
+  for (const auto* pool : cpuPoolsOf(in.cls, in.policy))
+    if (pool->runtimeClassName) return &*pool->runtimeClassName;
   return nullptr;
 }
 
