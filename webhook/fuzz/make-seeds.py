@@ -5,11 +5,13 @@ review/   AdmissionReview v1 requests around the example pods of policy-tests/po
           the real-world corpus, see policy-tests/pods/README.md) and a few pods from
           ../shared/corpus/pods when it exists, in several namespaces and operations.
 policy/   the shipped policies/*.yaml and policy-tests fixtures.
-quantity/ every row of the quantity reference table (webhook/tests/engine/quantity_reference.hpp).
+quantity/ every row of the quantity reference table (webhook/tests/engine/pod/quantity_reference.hpp).
 watch/    watch streams and list pages in the API server's wire format (one JSON object per
           line, as the client reads them), built from the example pods and namespaces, and the
           node lists of policy-tests/nodes (GPU Operator / GPU Feature Discovery labels, MIG
           layouts, taints, cordons) with node watch events and pods bound to those nodes.
+dra/      the DRA objects of policy-tests/fixtures/dra with pods that claim them (templates,
+          shared and allocated claims, firstAvailable, All, a missing template, a NIC).
 """
 import json
 import pathlib
@@ -62,6 +64,7 @@ def review(pod, namespace, operation="CREATE", uid="fuzz-uid"):
 
 
 def main():
+    dra_seeds()
     all_pods = pods()
     for i, (name, pod) in enumerate(all_pods.items()):
         ns = ["team-a", "ml-prod", "default"][i % 3]
@@ -72,7 +75,7 @@ def main():
         write("policy", p.name, p.read_text())
     for p in sorted((repo / "policy-tests" / "fixtures").rglob("*.yaml")):
         write("policy", "fixture-" + p.name, p.read_text())
-    table = (repo / "webhook" / "tests" / "engine" / "quantity_reference.hpp").read_text()
+    table = (repo / "webhook" / "tests" / "engine" / "pod" / "quantity_reference.hpp").read_text()
     for i, text in enumerate(re.findall(r'^\s*\{"((?:[^"\\]|\\.)*)", ', table, re.M)):
         write("quantity", "row-%02d" % i, text)
     namespaces = [{"apiVersion": "v1", "kind": "Namespace",
@@ -175,6 +178,28 @@ def node_seeds(items, line):
                line({"type": "BOOKMARK",
                      "object": {"kind": "Node", "metadata": {"resourceVersion": "2100"}}})]
     write("watch", "nodes-and-bound-pods.jsonl", "\n".join(stream) + "\n")
+
+
+def dra_seeds():
+    """DRA objects and pods claiming them, one `kubectl get ... -o json` List per seed."""
+    objects = json.loads((repo / "policy-tests" / "fixtures" / "dra" / "objects.json").read_text())
+    def pod(name, source, key, labels=None):
+        return {"apiVersion": "v1", "kind": "Pod",
+                "metadata": {"name": name, "namespace": "ml", "labels": labels or {}},
+                "spec": {"containers": [{"name": "c", "image": "busybox",
+                                         "resources": {"claims": [{"name": "g"}]}}],
+                         "resourceClaims": [{"name": "g", key: source}]}}
+    pods = [pod("t", "two-gpus", "resourceClaimTemplateName"),
+            pod("a", "all-gpus", "resourceClaimTemplateName", {"gpu-admission.io/class": "training"}),
+            pod("n", "nic", "resourceClaimTemplateName"),
+            pod("m", "missing", "resourceClaimTemplateName"),
+            pod("s", "shared-gpu", "resourceClaimName")]
+    write("dra", "objects.json", json.dumps(objects, separators=(",", ":")))
+    write("dra", "objects-and-pods.json", json.dumps(
+        {"kind": "List", "items": objects["items"] + pods}, separators=(",", ":")))
+    for i, p in enumerate(pods):
+        write("dra", "pod-%d.json" % i, json.dumps(
+            {"kind": "List", "items": objects["items"][:9] + [p]}, separators=(",", ":")))
 
 
 if __name__ == "__main__":

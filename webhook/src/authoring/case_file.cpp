@@ -34,11 +34,11 @@ constexpr std::size_t kMaxCaseFileDocuments = 8;
 
 const std::vector<std::string> kFileKeys = {"cases", "defaults", "policies"};
 // What `defaults` may set, and each case too (a case's own value wins).
-const std::vector<std::string> kSettingKeys = {"namespace", "namespaceLabels", "operation", "usage",
-                                               "nodes"};
-const std::vector<std::string> kCaseKeys = {"name",      "namespace", "namespaceLabels",
-                                            "operation", "usage",     "nodes",
-                                            "pod",       "podFile",   "expect"};
+const std::vector<std::string> kSettingKeys = {"namespace", "namespaceLabels", "operation",
+                                               "usage",     "nodes",           "dra"};
+const std::vector<std::string> kCaseKeys = {
+    "name", "namespace", "namespaceLabels", "operation", "usage", "nodes",
+    "dra",  "pod",       "podFile",         "expect"};
 const std::vector<std::string> kUsageKeys = {"available", "reason", "podsFile", "namespaces"};
 const std::vector<std::string> kFigureKeys = {"gpuEquivalents", "byClass", "byResource"};
 const std::vector<std::string> kExpectKeys = {
@@ -79,8 +79,8 @@ struct CaseSettings {
   std::optional<std::string> namespaceName, operation;
   std::optional<kube::Labels> namespaceLabels;
   std::optional<CaseUsage> usage;
-  std::optional<std::vector<std::string>> nodesFiles;
-  std::vector<std::string> usageFileErrors, nodesFileErrors;
+  std::optional<std::vector<std::string>> nodesFiles, draFiles;
+  std::vector<std::string> usageFileErrors, nodesFileErrors, draFileErrors;
 };
 
 // Why the fixture file at `path` cannot be read; nullopt when it can.
@@ -290,6 +290,10 @@ CaseSettings CaseFileParser::settings(const MapReader& m) {
     s.nodesFiles = paths(m.get("nodes"), m.path("nodes"));
     checkFixtures(m.get("nodes"), m.path("nodes"), s.nodesFileErrors);
   }
+  if (m.has("dra")) {
+    s.draFiles = paths(m.get("dra"), m.path("dra"));
+    checkFixtures(m.get("dra"), m.path("dra"), s.draFileErrors);
+  }
   return s;
 }
 
@@ -455,10 +459,12 @@ TestCase CaseFileParser::testCase(const YAML::Node& node, const std::string& key
   c.operation = own.operation.value_or(base.operation.value_or("CREATE"));
   c.usage = own.usage.value_or(base.usage.value_or(CaseUsage{}));
   c.nodesFiles = own.nodesFiles.value_or(base.nodesFiles.value_or(std::vector<std::string>{}));
+  c.draFiles = own.draFiles.value_or(base.draFiles.value_or(std::vector<std::string>{}));
   // The unreadable files of usage and nodes go with the setting the case takes (its own or the
   // defaults'), then those of podFile and patchedPod.
   for (const auto* errors : {own.usage ? &own.usageFileErrors : &base.usageFileErrors,
-                             own.nodesFiles ? &own.nodesFileErrors : &base.nodesFileErrors})
+                             own.nodesFiles ? &own.nodesFileErrors : &base.nodesFileErrors,
+                             own.draFiles ? &own.draFileErrors : &base.draFileErrors})
     c.fixtureErrors.insert(c.fixtureErrors.end(), errors->begin(), errors->end());
   c.object = object(m, c.fixtureErrors);
   if (m.require("expect")) c.expect = expect(m.get("expect"), m.path("expect"), c.fixtureErrors);

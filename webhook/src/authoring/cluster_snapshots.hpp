@@ -27,6 +27,11 @@ class SnapshotReader {
   virtual engine::SupplySnapshot supply(const std::vector<std::string>& nodesFiles,
                                         const std::vector<std::string>& podsFiles,
                                         const policy::PolicySet& policy) const = 0;
+
+  // The DRA objects (DeviceClasses, ResourceClaims, ResourceClaimTemplates, ResourceSlices) of
+  // `files`, for resolving pods' claims; known = true even when `files` is empty is the caller's
+  // choice. Throws InputError naming the file.
+  virtual engine::DraObjects dra(const std::vector<std::string>& files) const = 0;
 };
 
 // No usage given: quotas are checked against an empty cluster (available, nothing in use).

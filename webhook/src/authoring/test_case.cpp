@@ -4,12 +4,17 @@ namespace gpua::authoring {
 
 engine::UsageSnapshot caseUsage(const TestCase& c, const policy::PolicySet& policy,
                                 const SnapshotReader& files) {
-  if (!c.usage.given) return emptyUsage();
-  if (!c.usage.available)
-    return unavailableUsage(c.usage.reason.empty() ? "usage unavailable (test case)"
-                                                   : c.usage.reason);
+  if (!c.usage.given || !c.usage.available) {
+    engine::UsageSnapshot u =
+        c.usage.given ? unavailableUsage(c.usage.reason.empty() ? "usage unavailable (test case)"
+                                                                : c.usage.reason)
+                      : emptyUsage();
+    if (!c.draFiles.empty()) u.dra = files.dra(c.draFiles);
+    return u;
+  }
   engine::UsageSnapshot u =
       c.usage.podsFiles.empty() ? emptyUsage() : files.usage(c.usage.podsFiles, policy);
+  if (!c.draFiles.empty()) u.dra = files.dra(c.draFiles);
   for (const auto& [ns, figures] : c.usage.namespaces) {
     auto& target = u.namespaces[ns];
     target.gpuEquivalents += figures.gpuEquivalents;

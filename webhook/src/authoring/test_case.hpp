@@ -61,6 +61,9 @@ struct TestCase {
   // `nodes:` resolved paths (kubectl get nodes -o json); empty = no node data, capacity checks
   // off. Allocated and pending come from usage.podsFiles.
   std::vector<std::string> nodesFiles;
+  // `dra:` resolved paths of DRA objects (claims, templates, device classes, slices) the pod's
+  // claims resolve against; empty = none known.
+  std::vector<std::string> draFiles;
   // The object to review. Values share the ownership of the JSON they were read into, so a case
   // outlives its CaseFile.
   std::shared_ptr<const rapidjson::Value> object;  // null when fixtureErrors says why

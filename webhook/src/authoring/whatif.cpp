@@ -73,9 +73,9 @@ engine::UsageSnapshot usageOf(const WhatifInputs& in, const policy::PolicySet& p
   std::vector<std::string> paths;
   if (in.namespacesFile) paths.push_back(*in.namespacesFile);
   paths.insert(paths.end(), in.usageFiles.begin(), in.usageFiles.end());
-  if (paths.empty()) return emptyUsage();
-  engine::UsageSnapshot usage = files.usage(paths, policy);
+  engine::UsageSnapshot usage = paths.empty() ? emptyUsage() : files.usage(paths, policy);
   if (in.usageFiles.empty()) usage.namespaces.clear();  // labels only
+  if (!in.draFiles.empty()) usage.dra = files.dra(in.draFiles);
   return usage;
 }
 

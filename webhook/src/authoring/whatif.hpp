@@ -46,6 +46,7 @@ struct WhatifInputs {
   std::optional<std::string> namespacesFile;  // `kubectl get ns -o json`: namespace labels
   std::vector<std::string> usageFiles;        // GPU usage for the quota checks
   std::vector<std::string> nodesFiles;        // node supply: the capacity checks run too
+  std::vector<std::string> draFiles;          // DRA objects the pods' claims resolve against
 };
 
 // Reviews every pod of the snapshot (Namespace items are skipped). Quotas are judged against an

@@ -4,6 +4,7 @@
 
 #include "authoring/documents.hpp"
 #include "engine/context/supply.hpp"
+#include "inventory/dra_decode.hpp"
 #include "inventory/node_decode.hpp"
 #include "inventory/supply_ledger.hpp"
 #include "inventory/usage_file.hpp"
@@ -53,6 +54,20 @@ engine::SupplySnapshot ClusterFileReader::supply(const std::vector<std::string>&
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   engine::NodeInventory raw = inventory::supplyFromLists(std::move(nodes), pods, policy, now);
   return engine::summarizeSupply(std::move(raw), policy);
+}
+
+engine::DraObjects ClusterFileReader::dra(const std::vector<std::string>& files) const {
+  engine::DraObjects out;
+  for (const auto& f : files) {
+    const rapidjson::Document d = authoring::readDocumentFile(f);
+    if (inventory::addDraObjects(d, out) == 0)
+      throw authoring::InputError(
+          f +
+          ": no DeviceClass, ResourceClaim, ResourceClaimTemplate or ResourceSlice found "
+          "(kubectl get deviceclasses,resourceclaims,resourceclaimtemplates,resourceslices "
+          "-A -o json)");
+  }
+  return out;
 }
 
 }  // namespace gpua::cli

@@ -21,7 +21,7 @@ using authoring::ReviewReport;
 using authoring::ReviewRequest;
 
 struct ReviewOptions {
-  std::string file, namespaceName, labels, policies = "policies", usageFrom, nodesFrom;
+  std::string file, namespaceName, labels, policies = "policies", usageFrom, nodesFrom, draFrom;
   std::string operation = "CREATE", output = "text";
   bool usageUnavailable = false;
 };
@@ -34,6 +34,7 @@ engine::UsageSnapshot usageOf(const ReviewOptions& o, const rapidjson::Value& ob
                                     ? authoring::unavailableUsage("--usage-unavailable given")
                                 : !o.usageFrom.empty() ? files.usage(splitList(o.usageFrom), policy)
                                                        : authoring::emptyUsage();
+  if (!o.draFrom.empty()) usage.dra = files.dra(splitList(o.draFrom));
   // Labels belong to the namespace the request ends up in; resolve it first.
   if (!o.labels.empty())
     usage.namespaceLabels[authoring::requestNamespace(object, o.namespaceName)] =
@@ -99,6 +100,10 @@ int runReviewCommand(int argc, char** argv) {
   app.add_option("--nodes-from", o.nodesFrom,
                  "node supply from `kubectl get nodes -o json`: capacity checks\n"
                  "(allocated and pending from the --usage-from pods)")
+      ->type_name("FILE,...");
+  app.add_option("--dra-from", o.draFrom,
+                 "DRA objects the pod's claims resolve against (spec.dra): `kubectl get\n"
+                 "deviceclasses,resourceclaims,resourceclaimtemplates,resourceslices -A -o json`")
       ->type_name("FILE,...");
   app.add_option("--operation", o.operation, "CREATE (default) | UPDATE | DELETE | CONNECT")
       ->type_name("OP")

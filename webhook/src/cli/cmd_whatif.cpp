@@ -91,7 +91,7 @@ void printJson(const std::vector<PodResult>& pods) {
 
 struct WhatifOptions {
   authoring::WhatifInputs inputs;
-  std::string namespaces, policies = "policies", usageFrom, nodesFrom, output = "table";
+  std::string namespaces, policies = "policies", usageFrom, nodesFrom, draFrom, output = "table";
 };
 
 int whatif(WhatifOptions& o) {
@@ -99,6 +99,7 @@ int whatif(WhatifOptions& o) {
   if (!o.namespaces.empty()) o.inputs.namespacesFile = o.namespaces;
   o.inputs.usageFiles = splitList(o.usageFrom);
   o.inputs.nodesFiles = splitList(o.nodesFrom);
+  o.inputs.draFiles = splitList(o.draFrom);
   const auto results = authoring::runWhatif(o.inputs, *policy, ClusterFileReader{});
   if (o.output == "json")
     printJson(results);
@@ -129,6 +130,10 @@ int runWhatifCommand(int argc, char** argv) {
   app.add_option("--usage-from", o.usageFrom,
                  "GPU usage for quota checks (default: an empty cluster, so each\n"
                  "pod is judged alone)")
+      ->type_name("FILE,...");
+  app.add_option("--dra-from", o.draFrom,
+                 "DRA objects the pods' claims resolve against (spec.dra): `kubectl get\n"
+                 "deviceclasses,resourceclaims,resourceclaimtemplates,resourceslices -A -o json`")
       ->type_name("FILE,...");
   app.add_option("--nodes-from", o.nodesFrom,
                  "`kubectl get nodes -o json`: runs the capacity checks too, with\n"

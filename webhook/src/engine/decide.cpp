@@ -5,6 +5,7 @@
 #include <exception>
 #include <new>
 
+#include "engine/classify/claim_resolution.hpp"
 #include "engine/classify/class_hints.hpp"
 #include "engine/classify/class_placement.hpp"
 #include "engine/classify/classify.hpp"
@@ -89,8 +90,10 @@ std::string gpuAsk(const PodGpu& gpu) {
       if (e.wantsGpu())
         return containerLabel(c) + " asks for " +
                (e.invalid ? "GPUs" : std::to_string(e.units()) + " " + std::string(e.resource));
+    if (std::string claimed = describeClaimedGpus(gpu.claims); !claimed.empty()) return claimed;
     return containerLabel(c) + " claims devices (resources.claims)";
   }
+  if (std::string claimed = describeClaimedGpus(gpu.claims); !claimed.empty()) return claimed;
   return "claims devices (spec.resourceClaims)";
 }
 
@@ -172,6 +175,7 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
     ev.reason = "validate only, " + why + "; ";
   }
   checkVisibleDevicesEnv(pod, gpu, s.policy, violations);
+  validateClaims(pod, gpu, s.policy, violations);
   Classification c = classify(in, s.policy);
   if (c.cls == nullptr && gpu.hasGpu) {
     using Action = policy::UnclassifiedGpuPods::Action;
@@ -299,7 +303,8 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
   }
   std::vector<Violation> violations;
   const bool shapeOk = checkPodShape(pod, violations);
-  const PodGpu gpu = analyzeGpu(pod, s.policy, &violations);
+  PodGpu gpu = analyzeGpu(pod, s.policy, &violations);
+  attachClaims(gpu, resolveClaims(pod, s.namespaceName, s.usage.dra, s.policy));
   Evaluation ev = evaluate(pod, gpu, s, violations);
   d.outcome = ev.outcome;
   d.reason = ev.reason;
@@ -360,7 +365,8 @@ void decideWorkload(const rapidjson::Value& object, std::vector<PodTemplateRef>&
         templateViewOf(*t.tmpl, s.context.kind, name, t.path, std::move(t.controllerLabels));
     std::vector<Violation> violations;
     const bool shapeOk = checkPodShape(pod, violations);
-    const PodGpu gpu = analyzeGpu(pod, s.policy, &violations);
+    PodGpu gpu = analyzeGpu(pod, s.policy, &violations);
+    attachClaims(gpu, resolveClaims(pod, s.namespaceName, s.usage.dra, s.policy));
     Evaluation ev = evaluate(pod, gpu, s, violations);
     dropExemptViolations(pod, s.namespaceName, s.context.namespaceLabels, s.policy, violations);
     const bool exempt =

@@ -38,6 +38,7 @@ struct ClassOrigin {
   ContainerRulesOverrides containers;  // the class's `containers` as written
   SourceLoc containersAt;              // where (the class's node when absent)
   std::optional<RuleScope> appliesTo;  // the class's appliesTo as written
+  std::vector<SourceLoc> deviceClasses;  // gpus.deviceClasses entries
 };
 
 struct QuotaOrigin {
@@ -68,6 +69,7 @@ struct Draft {
   // spec.mutateTemplates as written ("apps/Deployment" or "Deployment"), resolved once every
   // template kind is known.
   std::vector<std::pair<std::string, SourceLoc>> mutateTemplates;
+  std::vector<SourceLoc> draDeviceClasses;  // name of each set.dra.deviceClasses entry
 };
 
 }  // namespace gpua::policy

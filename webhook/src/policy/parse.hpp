@@ -21,6 +21,8 @@ void parseTemplates(YamlReader& r, const YAML::Node& node, const std::string& pa
 
 void parseCpuPools(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft);
 void parseFieldGuards(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft);
+// spec.dra: the DRA device classes that hold GPUs and how their devices count (parse_dra.cpp).
+void parseDra(YamlReader& r, const YAML::Node& node, const std::string& path, Draft& draft);
 void parsePriorityTiers(YamlReader& r, const YAML::Node& node, const std::string& path,
                         Draft& draft);
 // The class keys beyond the GPU rules (cpuPools, placement, requireCheckpoint, containers), read

@@ -49,6 +49,13 @@ void parseGpus(YamlReader& r, const MapReader& m, WorkloadClass& c, ClassOrigin&
     else if (profile)
       c.gpus.migProfile = *profile;
   }
+  if (m.has("deviceClasses")) {
+    const YAML::Node list = m.get("deviceClasses");
+    c.gpus.deviceClasses = r.stringList(list, m.path("deviceClasses"));
+    if (list.IsSequence())
+      for (std::size_t i = 0; i < list.size(); ++i)
+        origin.deviceClasses.push_back(r.loc(list[i], indexPath(m.path("deviceClasses"), i)));
+  }
 }
 
 // effects, allowedRuntimeClasses, requirePriorityClass and requiredLabels (require instead of
@@ -97,9 +104,11 @@ void checkClass(YamlReader& r, const MapReader& m, const WorkloadClass& c,
   if (forbidden && c.appliesTo == RuleScope::GpuPods)
     refuseGpuPodScopeWithoutGpus(r, m.get("appliesTo"), m.path("appliesTo"),
                                  ", or let the class take GPUs");
-  if (forbidden && (c.gpus.maxPerPod || c.gpus.maxPerContainer || c.gpus.migProfile))
+  if (forbidden && (c.gpus.maxPerPod || c.gpus.maxPerContainer || c.gpus.migProfile ||
+                    !c.gpus.deviceClasses.empty()))
     r.error(m.get("gpus"), m.path("gpus"),
-            "maxPerPod, maxPerContainer and migProfile need GPUs, but gpus.request is forbidden");
+            "maxPerPod, maxPerContainer, migProfile and deviceClasses need GPUs, but gpus.request "
+            "is forbidden");
   if (c.overridePriorityClass && !c.priorityClassName)
     r.error(m.get("overridePriorityClass"), m.path("overridePriorityClass"),
             "overridePriorityClass needs priorityClassName");
@@ -164,7 +173,7 @@ void parseClass(YamlReader& r, const YAML::Node& node, const std::string& path, 
   c.gpus.request = c.pools.empty() ? GpuRequest::Forbidden : GpuRequest::Required;
   if (m.has("gpus")) {
     MapReader gpus(r, m.get("gpus"), m.path("gpus"),
-                   {"request", "maxPerPod", "maxPerContainer", "migProfile"});
+                   {"request", "maxPerPod", "maxPerContainer", "migProfile", "deviceClasses"});
     if (gpus.valid()) parseGpus(r, gpus, c, origin);
   }
   if (m.has("maxRunSeconds"))

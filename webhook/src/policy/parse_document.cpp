@@ -85,11 +85,26 @@ void parseMutateTemplates(YamlReader& r, const YAML::Node& node, const std::stri
 }
 
 void parseSpec(YamlReader& r, const YAML::Node& node, Draft& draft) {
-  MapReader spec(r, node, "spec",
-                 {"exempt", "pools", "classes", "unclassifiedGpuPods", "skip", "quotas", "rollout",
-                  "templates", "priorityClasses", "quotaUnavailable", "cpuPools", "fieldGuards",
-                  "priorityTiers", "capacityCheck", "effects", "ruleExemptions", "namespaceRules",
-                  "containers", "mutateTemplates"});
+  MapReader spec(r, node, "spec", {"exempt",
+                                   "pools",
+                                   "classes",
+                                   "unclassifiedGpuPods",
+                                   "skip",
+                                   "quotas",
+                                   "rollout",
+                                   "templates",
+                                   "priorityClasses",
+                                   "quotaUnavailable",
+                                   "cpuPools",
+                                   "fieldGuards",
+                                   "priorityTiers",
+                                   "capacityCheck",
+                                   "effects",
+                                   "ruleExemptions",
+                                   "namespaceRules",
+                                   "containers",
+                                   "mutateTemplates",
+                                   "dra"});
   if (!spec.valid()) return;
   if (spec.has("exempt") && claimSetting(r, draft, spec, "exempt"))
     parseExempt(r, spec.get("exempt"), spec.path("exempt"), draft);
@@ -125,6 +140,8 @@ void parseSpec(YamlReader& r, const YAML::Node& node, Draft& draft) {
     parsePriorityTiers(r, spec.get("priorityTiers"), spec.path("priorityTiers"), draft);
   if (spec.has("mutateTemplates") && claimSetting(r, draft, spec, "mutateTemplates"))
     parseMutateTemplates(r, spec.get("mutateTemplates"), spec.path("mutateTemplates"), draft);
+  if (spec.has("dra") && claimSetting(r, draft, spec, "dra"))
+    parseDra(r, spec.get("dra"), spec.path("dra"), draft);
   if (spec.has("capacityCheck") && claimSetting(r, draft, spec, "capacityCheck"))
     if (auto check = parseCapacityCheck(r, spec.get("capacityCheck"), spec.path("capacityCheck")))
       draft.set.capacityCheck = *check;

@@ -120,7 +120,7 @@ std::optional<MatchRule> parseMatchRule(YamlReader& r, const YAML::Node& node,
   const std::size_t errorsBefore = r.diagnostics().size();
   MapReader m(r, node, path,
               {"labels", "labelKeys", "annotations", "annotationKeys", "namespaces", "ownerKinds",
-               "schedulerNames", "resources", "images"});
+               "schedulerNames", "resources", "images", "deviceClasses"});
   if (!m.valid()) return std::nullopt;
   MatchRule rule;
   if (m.has("labels")) rule.labels = r.stringMap(m.get("labels"), m.path("labels"));
@@ -137,12 +137,14 @@ std::optional<MatchRule> parseMatchRule(YamlReader& r, const YAML::Node& node,
     rule.schedulerNames = r.stringList(m.get("schedulerNames"), m.path("schedulerNames"));
   if (m.has("resources")) rule.resources = r.stringList(m.get("resources"), m.path("resources"));
   if (m.has("images")) rule.images = parseImagePatterns(r, m.get("images"), m.path("images"));
+  if (m.has("deviceClasses"))
+    rule.deviceClasses = r.stringList(m.get("deviceClasses"), m.path("deviceClasses"));
   if (rule.empty()) {
     // Only report when nothing inside was broken: a rule emptied by its own errors is noise.
     if (r.diagnostics().size() == errorsBefore)
       r.error(node, path, "empty matcher: a rule must test at least one thing",
               "add labels, labelKeys, annotations, annotationKeys, namespaces, ownerKinds, "
-              "schedulerNames, resources or images");
+              "schedulerNames, resources, images or deviceClasses");
     return std::nullopt;
   }
   return rule;

@@ -115,11 +115,14 @@ struct MatchRule {
   // Any container/initContainer image matches one of these image patterns
   // (engine/pod/image_match.hpp).
   std::vector<std::string> images;
+  // Some request of one of the pod's DRA claims (resolved from the claim or its template) names
+  // one of these DeviceClasses (any firstAvailable alternative counts).
+  std::vector<std::string> deviceClasses;
 
   bool empty() const {
     return labels.empty() && labelKeys.empty() && annotations.empty() && annotationKeys.empty() &&
            !namespaces && ownerKinds.empty() && schedulerNames.empty() && resources.empty() &&
-           images.empty();
+           images.empty() && deviceClasses.empty();
   }
 };
 
@@ -138,6 +141,9 @@ struct GpuSizing {
   std::optional<int64_t> maxPerPod;        // in units of the class's resource
   std::optional<int64_t> maxPerContainer;  // in units of the class's resource
   std::optional<std::string> migProfile;   // e.g. "2g.20gb"; implies MIG pools
+  // The DRA device classes (of spec.dra.deviceClasses) the class's pods may claim GPUs from.
+  // Empty = any of them.
+  std::vector<std::string> deviceClasses;
 };
 
 struct WorkloadClass {
@@ -265,6 +271,37 @@ struct NamespaceRule {
   std::vector<RequiredLabel> requiredLabels;
 };
 
+// A DRA DeviceClass whose devices are GPUs (spec.dra.deviceClasses), and the extended resource
+// one of its devices counts as: device-plugin GPUs and DRA GPUs are one ledger (quotas,
+// GPU-equivalents, maxPerPod), and a MIG device counts as the MIG resource of its profile.
+struct DraDeviceClass {
+  std::string name;      // the DeviceClass's metadata.name, e.g. "gpu.nvidia.com"
+  std::string countsAs;  // "nvidia.com/gpu", or with the profile: "nvidia.com/mig-{profile}"
+  // The device attribute holding the MIG profile, qualified by its domain; read from the
+  // allocated device (ResourceSlice) or the request's selectors. Used when countsAs has
+  // {profile}.
+  std::string profileAttribute = "gpu.nvidia.com/profile";
+
+  bool countsByProfile() const { return countsAs.find("{profile}") != std::string::npos; }
+};
+
+// A pod claim whose ResourceClaim or ResourceClaimTemplate the webhook does not know (yet).
+enum class UnresolvedClaims { Warn, Deny };
+
+// spec.dra: how pods that get GPUs through Dynamic Resource Allocation claims are counted.
+// Without it (declared false) every claim makes a pod a GPU pod of unknown size, as before.
+struct DraPolicy {
+  bool declared = false;
+  std::vector<DraDeviceClass> deviceClasses;
+  UnresolvedClaims unresolvedClaims = UnresolvedClaims::Warn;
+
+  const DraDeviceClass* find(std::string_view className) const {
+    for (const auto& c : deviceClasses)
+      if (c.name == className) return &c;
+    return nullptr;
+  }
+};
+
 // When live usage is unavailable (API server unreachable, not synced yet).
 enum class QuotaUnavailable { FailOpen, FailClosed };
 
@@ -307,6 +344,7 @@ struct PolicySet {
   WorkloadClass allPodsRules;
   bool allPodsJudged = false;
   CapacityCheck capacityCheck = CapacityCheck::Warn;  // the classes' default (spec.capacityCheck)
+  DraPolicy dra;                                      // spec.dra
 
   bool mutatesTemplates(std::string_view group, std::string_view kind) const {
     for (const auto& k : mutatedTemplateKinds)

@@ -54,6 +54,7 @@ void checkAllDuplicates(const Draft& d, Diagnostics& errors) {
   checkDuplicates(d.set.classes, classAt, "class", byName, errors);
   checkDuplicates(d.set.quotas, quotaAt, "quota", byName, errors);
   checkDuplicates(d.set.skip, d.skip, "skip rule", byName, errors);
+  checkDuplicates(d.set.dra.deviceClasses, d.draDeviceClasses, "DRA device class", byName, errors);
   checkDuplicates(
       d.set.templateKinds, d.templates, "template kind",
       [](const TemplateKind& t) { return t.apiGroup.empty() ? t.kind : t.kind + "." + t.apiGroup; },
@@ -204,6 +205,23 @@ void resolveQuotas(const Draft& d, Diagnostics& errors) {
                names.empty() ? "no classes are defined in spec.classes" : suggestion(cls, names));
 }
 
+// A class's gpus.deviceClasses name device classes of spec.dra.deviceClasses: a class that is not
+// counted as GPUs cannot be a class's GPU source.
+void resolveClassDeviceClasses(const Draft& d, Diagnostics& errors) {
+  std::vector<std::string> known;
+  for (const auto& dc : d.set.dra.deviceClasses) known.push_back(dc.name);
+  for (std::size_t i = 0; i < d.set.classes.size(); ++i) {
+    const auto& names = d.set.classes[i].gpus.deviceClasses;
+    for (std::size_t j = 0; j < names.size() && j < d.classes[i].deviceClasses.size(); ++j) {
+      if (d.set.dra.find(names[j])) continue;
+      report(errors, d.classes[i].deviceClasses[j],
+             "'" + names[j] + "' is not a device class of spec.dra.deviceClasses",
+             known.empty() ? "list it under spec.dra.deviceClasses with what it countsAs"
+                           : suggestion(names[j], known));
+    }
+  }
+}
+
 // A catch-all rule (no namespaces) makes every later rule dead; that is always a mistake.
 void checkRollout(const Draft& d, Diagnostics& errors) {
   for (std::size_t i = 0; i < d.set.rollout.size(); ++i) {
@@ -267,6 +285,7 @@ void resolveDraft(Draft& draft, Diagnostics& errors) {
   resolveUnclassified(draft, errors);
   resolveMutatedTemplates(draft, errors);
   resolveQuotas(draft, errors);
+  resolveClassDeviceClasses(draft, errors);
   checkRollout(draft, errors);
   resolvePlacementAndTiers(draft, errors);
 }

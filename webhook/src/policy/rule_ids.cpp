@@ -55,6 +55,10 @@ const std::vector<std::string>& knownRuleIds() {
       kPlacementConflict,
       kNoCapacity,
       kGpuStranding,
+      // DRA claims
+      kDraClaimUnresolved,
+      kDeviceClassNotAllowed,
+      kDraClaimSizeUnknown,
   };
   return ids;
 }

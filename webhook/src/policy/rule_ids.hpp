@@ -67,6 +67,10 @@ inline constexpr const char* kQuotaUnavailable = "quota-unavailable";
 inline constexpr const char* kPlacementConflict = "placement-conflict";
 inline constexpr const char* kNoCapacity = "no-capacity";
 inline constexpr const char* kGpuStranding = "gpu-stranding";
+// DRA claims (spec.dra)
+inline constexpr const char* kDraClaimUnresolved = "dra-claim-unresolved";
+inline constexpr const char* kDeviceClassNotAllowed = "device-class-not-allowed";
+inline constexpr const char* kDraClaimSizeUnknown = "dra-claim-size-unknown";
 }  // namespace rules
 
 const std::vector<std::string>& knownRuleIds();

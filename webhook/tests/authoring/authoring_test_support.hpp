@@ -107,7 +107,8 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
-// Hands out `usageToReturn` and `supplyToReturn`, and records the files it was asked to read.
+// Hands out `usageToReturn`, `supplyToReturn` and `draToReturn`, and records the files it was asked
+// to read.
 class FakeSnapshotReader final : public SnapshotReader {
  public:
   engine::UsageSnapshot usageToReturn = emptyUsage();
@@ -125,6 +126,12 @@ class FakeSnapshotReader final : public SnapshotReader {
                                 const policy::PolicySet&) const override {
     supplyCalls.emplace_back(nodesFiles, podsFiles);
     return supplyToReturn;
+  }
+  engine::DraObjects draToReturn;
+  mutable std::vector<std::vector<std::string>> draCalls;
+  engine::DraObjects dra(const std::vector<std::string>& files) const override {
+    draCalls.push_back(files);
+    return draToReturn;
   }
 };
 

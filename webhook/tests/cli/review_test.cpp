@@ -52,6 +52,52 @@ TEST_F(ReviewTest, AdmittedPodExitsZeroAndPrintsPatchAndPatchedPodAsYaml) {
   EXPECT_NE(r.out.find("priorityClassName: gpu-training"), std::string::npos) << r.out;
 }
 
+constexpr const char* kDraPolicy = R"(apiVersion: gpu-admission.io/v1
+kind: GpuPolicy
+metadata: {name: dra}
+spec:
+  dra:
+    unresolvedClaims: deny
+    deviceClasses: [{name: gpu.nvidia.com, countsAs: nvidia.com/gpu}]
+  pools: [{name: h100, gpu: H100-80GB, nodeSelector: {pool: h100}}]
+  classes:
+  - {name: training, match: {any: [{deviceClasses: [gpu.nvidia.com]}]}, pools: [h100]}
+  rollout: []
+)";
+
+constexpr const char* kClaimingPod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: claimer, namespace: ml}
+spec:
+  containers: [{name: c, image: cuda, resources: {claims: [{name: g}]}}]
+  resourceClaims: [{name: g, resourceClaimTemplateName: single-gpu}]
+)";
+
+constexpr const char* kClaimTemplates = R"({"kind": "ResourceClaimTemplateList", "items": [
+  {"metadata": {"name": "single-gpu", "namespace": "ml"},
+   "spec": {"spec": {"devices": {"requests": [{"name": "gpu",
+     "exactly": {"deviceClassName": "gpu.nvidia.com"}}]}}}}]})";
+
+TEST_F(ReviewTest, ClaimsResolveAgainstTheDraObjectsOfDraFrom) {
+  dir_.write("dra/policy.yaml", kDraPolicy);
+  dir_.write("pod.yaml", kClaimingPod);
+  dir_.write("templates.json", kClaimTemplates);
+  auto withObjects =
+      runCli({"review", "-f", "pod.yaml", "--policies", "dra", "--dra-from", "templates.json"},
+             dir_.path());
+  ASSERT_EQ(withObjects.exitCode, 0) << withObjects.out << withObjects.err;
+  EXPECT_NE(withObjects.out.find("class training"), std::string::npos) << withObjects.out;
+  auto without = runCli({"review", "-f", "pod.yaml", "--policies", "dra"}, dir_.path());
+  EXPECT_EQ(without.exitCode, 1) << without.out << without.err;
+  EXPECT_NE(without.out.find("dra-claim-unresolved"), std::string::npos) << without.out;
+  // A file with no DRA objects in it is a usage error that names the file.
+  auto wrong = runCli({"review", "-f", "pod.yaml", "--policies", "dra", "--dra-from", "pod.yaml"},
+                      dir_.path());
+  EXPECT_EQ(wrong.exitCode, 2);
+  EXPECT_NE(wrong.err.find("pod.yaml: no DeviceClass, ResourceClaim"), std::string::npos)
+      << wrong.err;
+}
+
 TEST_F(ReviewTest, ShowsThePriorityTierAndWhoMayPreemptIt) {
   dir_.write("policies/tiers.yaml", R"(apiVersion: gpu-admission.io/v1
 kind: GpuPolicy

@@ -261,7 +261,7 @@ TEST(LoaderErrors, EmptyMatchRule) {
   expectError(r, "spec.skip[0].match",
               "p.yaml:7:12: spec.skip[0].match: empty matcher: a rule must test at least one "
               "thing (hint: add labels, labelKeys, annotations, annotationKeys, namespaces, "
-              "ownerKinds, schedulerNames, resources or images)");
+              "ownerKinds, schedulerNames, resources, images or deviceClasses)");
 }
 
 TEST(LoaderErrors, EmptyNamespaceSelector) {

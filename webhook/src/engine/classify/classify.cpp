@@ -1,5 +1,7 @@
 #include "engine/classify/classify.hpp"
 
+#include <algorithm>
+
 #include "engine/core/json_util.hpp"
 #include "engine/core/text.hpp"
 #include "engine/pod/image_match.hpp"
@@ -74,6 +76,14 @@ bool allKeys(const std::vector<std::string>& keys, Lookup lookup) {
   return true;
 }
 
+// Some claim of the pod names one of `wanted` (resolved claims only: without spec.dra, or for an
+// unresolved claim, nothing is known to match).
+bool deviceClassMatches(const PodGpu& gpu, const std::vector<std::string>& wanted) {
+  for (const auto& c : gpu.claims.deviceClasses)
+    if (std::find(wanted.begin(), wanted.end(), c) != wanted.end()) return true;
+  return false;
+}
+
 bool matcherHolds(const policy::Matcher& m, const MatchInput& in, std::size_t* anyIndex) {
   bool anyOk = m.any.empty();
   for (std::size_t i = 0; i < m.any.size() && !anyOk; ++i)
@@ -107,6 +117,7 @@ bool matchRule(const policy::MatchRule& rule, const MatchInput& in) {
   }
   if (!rule.resources.empty() && !resourceMatches(in.gpu, rule.resources)) return false;
   if (!rule.images.empty() && !anyImageMatches(pod, rule.images)) return false;
+  if (!rule.deviceClasses.empty() && !deviceClassMatches(in.gpu, rule.deviceClasses)) return false;
   return true;
 }
 
@@ -123,6 +134,8 @@ std::string describeRule(const policy::MatchRule& rule, const MatchInput& in) {
     parts.push_back("scheduler " + text::oneLine(schedulerOf(in.pod), 63));
   if (!rule.resources.empty()) parts.push_back("resource " + text::join(rule.resources, " or "));
   if (!rule.images.empty()) parts.push_back("image " + text::join(rule.images, " or "));
+  if (!rule.deviceClasses.empty())
+    parts.push_back("device class " + text::join(rule.deviceClasses, " or "));
   return text::join(parts, " and ");
 }
 

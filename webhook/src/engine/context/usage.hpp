@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "engine/context/dra_objects.hpp"
 #include "kube/label_selector.hpp"
 
 namespace gpua::engine {
@@ -25,6 +26,8 @@ struct UsageSnapshot {
   std::map<std::string, NamespaceUsage, std::less<>> namespaces;
   // Labels of every namespace the cluster client knows, for quota and rollout selectors.
   std::map<std::string, kube::Labels, std::less<>> namespaceLabels;
+  // The DRA objects pods' claims are resolved against (spec.dra).
+  DraObjects dra;
 };
 
 }  // namespace gpua::engine

@@ -151,6 +151,11 @@ std::map<std::string, int64_t, std::less<>> effectiveUnits(const PodGpu& gpu,
       it->second = std::max(it->second, units);
     }
   }
+  for (const auto& [resource, units] : gpu.claims.units) {
+    auto it = sums.find(resource);
+    if (it == sums.end()) it = sums.emplace(resource, 0).first;
+    it->second = addUnits(it->second, units);
+  }
   return sums;
 }
 

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/core/decision.hpp"
+#include "engine/pod/claim_demand.hpp"
 #include "engine/pod/pod_view.hpp"
 #include "policy/policy_set.hpp"
 
@@ -54,7 +55,8 @@ struct ContainerGpu {
   const rapidjson::Value* requests = nullptr;
   const rapidjson::Value* limits = nullptr;
   std::vector<GpuEntry> gpus;
-  bool hasClaims = false;  // resources.claims non-empty (DRA)
+  // resources.claims non-empty (DRA); with spec.dra, only claims that hold GPUs or are unknown
+  bool hasClaims = false;
 
   int64_t units() const {
     int64_t total = 0;
@@ -74,6 +76,8 @@ struct PodGpu {
   bool hasGpu = false;
   bool hasResourceClaims = false;  // spec.resourceClaims non-empty
   bool requestsMig = false;        // some container asks for an nvidia.com/mig-* resource
+  // The claims resolved under spec.dra (engine/classify/claim_resolution.hpp); empty without.
+  ClaimDemand claims;
 };
 
 bool isGpuResource(std::string_view resource, const policy::PolicySet& policy);
@@ -83,7 +87,8 @@ bool isGpuResource(std::string_view resource, const policy::PolicySet& policy);
 PodGpu analyzeGpu(const PodView& pod, const policy::PolicySet& policy,
                   std::vector<Violation>* violations);
 
-// Effective units per resource: max(sum over app containers, max over init containers).
+// Effective units per resource: max(sum over app containers, max over init containers), plus
+// the units of the pod's GPU claims (claims are never rewritten).
 // When `rewriteTo` is non-empty, nvidia.com/gpu counts as that resource.
 std::map<std::string, int64_t, std::less<>> effectiveUnits(const PodGpu& gpu,
                                                            std::string_view rewriteTo);

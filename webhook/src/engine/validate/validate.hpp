@@ -57,6 +57,13 @@ void validateContainerResources(const ValidationInput& in, std::vector<Violation
 // empty): spec.containers of that scope, its defaults in require mode, the namespace rules.
 void validateAllPodsRules(const ValidationInput& in, std::vector<Violation>& out);
 
+// The pod's DRA claims under spec.dra (validate_claims.cpp): dra-claim-unresolved (denies with
+// unresolvedClaims: deny, else advisory) and dra-claim-size-unknown (advisory), for any pod.
+void validateClaims(const PodView& pod, const PodGpu& gpu, const policy::PolicySet& policy,
+                    std::vector<Violation>& out);
+// device-class-not-allowed: a GPU claim of a device class the class's gpus.deviceClasses lacks.
+void checkClassDeviceClasses(const ValidationInput& in, std::vector<Violation>& out);
+
 // node-selector-conflict (placement via nodeSelector, onConflict keep or deny).
 void checkNodeSelectorConflict(const PodView& pod, const policy::WorkloadClass& cls,
                                const std::vector<const policy::Pool*>& pools,

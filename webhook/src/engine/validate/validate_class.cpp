@@ -1,3 +1,6 @@
+#include <algorithm>
+
+#include "engine/classify/claim_resolution.hpp"
 #include "engine/classify/class_hints.hpp"
 #include "engine/classify/class_placement.hpp"
 #include "engine/core/json_util.hpp"
@@ -79,7 +82,9 @@ void checkRequestPresence(const ValidationInput& in, std::vector<Violation>& out
       labels.empty() ? "ask the platform team for a GPU class"
                      : "label the " + podWord(in) + " " + labels + " to use a GPU class";
   for (const auto& c : in.gpu.containers) {
-    if (!c.wantsGpu()) continue;
+    // A container whose GPUs come only from claims is named through its claim below.
+    if (!std::any_of(c.gpus.begin(), c.gpus.end(), [](const GpuEntry& e) { return e.wantsGpu(); }))
+      continue;
     const auto entries = entriesOf(in.gpu, &c);
     out.push_back(
         {rules::kGpuForbidden, in.pod.subject + " " + containerLabel(c) + " asks for " +
@@ -88,9 +93,12 @@ void checkRequestPresence(const ValidationInput& in, std::vector<Violation>& out
                                    " does not allow GPUs: remove the GPU request, or " + instead});
     return;
   }
-  out.push_back({rules::kGpuForbidden,
-                 in.pod.subject + " claims devices (resourceClaims) but class " + in.cls.name +
-                     matchedBy(in) + " does not allow GPUs: remove the claim, or " + instead});
+  const std::string claimed = describeClaimedGpus(in.gpu.claims);
+  out.push_back(
+      {rules::kGpuForbidden, in.pod.subject + " " +
+                                 (claimed.empty() ? "claims devices (resourceClaims)" : claimed) +
+                                 " but class " + in.cls.name + matchedBy(in) +
+                                 " does not allow GPUs: remove the claim, or " + instead});
 }
 
 void checkMaxPerContainer(const ValidationInput& in, std::vector<Violation>& out) {
@@ -245,6 +253,7 @@ void validateClass(const ValidationInput& in, std::vector<Violation>& out) {
   checkRequestPresence(in, out);
   checkMaxPerContainer(in, out);
   checkMaxPerPod(in, out);
+  checkClassDeviceClasses(in, out);
   checkShared(in, out);
   checkMigProfiles(in, out);
   checkPriorityClass(in, out);

@@ -1,0 +1,304 @@
+#include "engine/classify/claim_resolution.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+#include "engine/classify/gpu_usage.hpp"
+#include "engine/core/json_util.hpp"
+#include "engine/core/text.hpp"
+
+namespace gpua::engine {
+
+namespace {
+
+constexpr std::string_view kProfileSlot = "{profile}";
+
+std::string quotedSource(std::string_view kind, std::string_view name) {
+  return std::string(kind) + " " + text::quoted(text::oneLine(name, 80));
+}
+
+// --- CEL: the one form read exactly, `device.attributes[<domain>].<name>` compared ---------
+
+std::size_t skipSpaces(std::string_view s, std::size_t i) {
+  while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n')) ++i;
+  return i;
+}
+
+// A CEL string literal at `i` ('x' or "x", no escapes): its value, `i` moved past it.
+std::optional<std::string> literalAt(std::string_view s, std::size_t& i) {
+  i = skipSpaces(s, i);
+  if (i >= s.size() || (s[i] != '\'' && s[i] != '"')) return std::nullopt;
+  const char quote = s[i];
+  const std::size_t end = s.find(quote, i + 1);
+  if (end == std::string_view::npos) return std::nullopt;
+  const std::string_view value = s.substr(i + 1, end - i - 1);
+  if (value.find('\\') != std::string_view::npos) return std::nullopt;
+  i = end + 1;
+  return std::string(value);
+}
+
+bool takes(std::string_view s, std::size_t& i, std::string_view token) {
+  i = skipSpaces(s, i);
+  if (s.substr(i, token.size()) != token) return false;
+  i += token.size();
+  return true;
+}
+
+// After the accessor: `== 'v'` or `in ['a', 'b']`.
+std::vector<std::string> comparedValues(std::string_view s, std::size_t i) {
+  if (takes(s, i, "==")) {
+    if (auto v = literalAt(s, i)) return {*v};
+    return {};
+  }
+  if (!takes(s, i, "in") || !takes(s, i, "[")) return {};
+  std::vector<std::string> values;
+  while (true) {
+    auto v = literalAt(s, i);
+    if (!v) return {};
+    values.push_back(std::move(*v));
+    if (takes(s, i, "]")) return values;
+    if (!takes(s, i, ",")) return {};
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> pinnedAttributeValues(std::string_view expr,
+                                               std::string_view qualifiedAttribute) {
+  const std::size_t slash = qualifiedAttribute.rfind('/');
+  if (slash == std::string_view::npos) return {};
+  const std::string_view domain = qualifiedAttribute.substr(0, slash);
+  const std::string_view attr = qualifiedAttribute.substr(slash + 1);
+  // A disjunction or negation could make the pinned value one choice among others.
+  if (expr.find("||") != std::string_view::npos || expr.find('!') != std::string_view::npos)
+    return {};
+  constexpr std::string_view kAccessor = "device.attributes[";
+  for (std::size_t at = expr.find(kAccessor); at != std::string_view::npos;
+       at = expr.find(kAccessor, at + 1)) {
+    std::size_t i = at + kAccessor.size();
+    auto d = literalAt(expr, i);
+    if (!d || *d != domain || !takes(expr, i, "]")) continue;
+    bool named = false;
+    if (takes(expr, i, ".")) {
+      i = skipSpaces(expr, i);
+      named = expr.substr(i, attr.size()) == attr;
+      i += attr.size();
+      // The name must end there: "profile" must not match "profileName".
+      if (named && i < expr.size() &&
+          (std::isalnum(static_cast<unsigned char>(expr[i])) || expr[i] == '_'))
+        named = false;
+    } else if (takes(expr, i, "[")) {
+      auto a = literalAt(expr, i);
+      named = a && *a == attr && takes(expr, i, "]");
+    }
+    if (!named) continue;
+    if (auto values = comparedValues(expr, i); !values.empty()) return values;
+  }
+  return {};
+}
+
+namespace {
+
+struct Resolver {
+  const PodView& pod;
+  std::string_view ns;
+  const DraObjects& dra;
+  const policy::PolicySet& policy;
+  ClaimDemand& out;
+
+  // The MIG profiles the selectors (the request's, then the DeviceClass object's) pin.
+  std::vector<std::string> profilesFromSelectors(const DeviceAlternative& alt,
+                                                 const policy::DraDeviceClass& dc) const {
+    for (const auto& expr : alt.selectors)
+      if (auto v = pinnedAttributeValues(expr, dc.profileAttribute); !v.empty()) return v;
+    if (auto it = dra.deviceClasses.find(alt.deviceClass); it != dra.deviceClasses.end())
+      for (const auto& expr : it->second.selectors)
+        if (auto v = pinnedAttributeValues(expr, dc.profileAttribute); !v.empty()) return v;
+    return {};
+  }
+
+  // The resource one device counts as, and its GPU-equivalents; "" when the profile is unknown.
+  // With several possible profiles the largest counts (the most the claim can hold).
+  std::string countsAs(const policy::DraDeviceClass& dc, const std::vector<std::string>& profiles) {
+    if (!dc.countsByProfile()) return dc.countsAs;
+    std::string best;
+    double bestGe = -1;
+    for (const auto& p : profiles) {
+      std::string resource = dc.countsAs;
+      resource.replace(resource.find(kProfileSlot), kProfileSlot.size(), p);
+      const double ge = gpuEquivalentsOf(resource, 1, policy);
+      if (ge > bestGe) {
+        bestGe = ge;
+        best = std::move(resource);
+      }
+    }
+    return best;
+  }
+
+  void addUnits(const ClaimedDevices& d, bool held) {
+    if (d.all || d.countsAs.empty()) out.unknownSize = true;
+    if (!held && !d.countsAs.empty() && d.count > 0) {
+      auto it = out.units.find(d.countsAs);
+      if (it == out.units.end()) it = out.units.emplace(d.countsAs, 0).first;
+      it->second = engine::addUnits(it->second, d.count);
+    }
+    out.gpus.push_back(d);
+  }
+
+  void noteClass(const std::string& deviceClass) {
+    if (std::find(out.deviceClasses.begin(), out.deviceClasses.end(), deviceClass) ==
+        out.deviceClasses.end())
+      out.deviceClasses.push_back(deviceClass);
+  }
+
+  // A pending request: its largest GPU alternative (by GPU-equivalents), or none.
+  void foldRequest(const std::string& claim, const std::string& source, const DeviceRequest& req,
+                   bool held) {
+    std::optional<ClaimedDevices> best;
+    double bestGe = -1;
+    for (const auto& alt : req.alternatives) {
+      noteClass(alt.deviceClass);
+      const policy::DraDeviceClass* dc = policy.dra.find(alt.deviceClass);
+      if (dc == nullptr) continue;  // not a GPU class
+      ClaimedDevices d{claim,
+                       source,
+                       alt.name,
+                       alt.deviceClass,
+                       alt.all ? 0 : alt.count,
+                       alt.all,
+                       countsAs(*dc, profilesFromSelectors(alt, *dc))};
+      const double ge = d.countsAs.empty() ? 0 : gpuEquivalentsOf(d.countsAs, d.count, policy);
+      if (ge > bestGe) {
+        bestGe = ge;
+        best = std::move(d);
+      }
+    }
+    if (best) addUnits(*best, held);
+  }
+
+  const DeviceAlternative* alternativeOf(const ResourceClaimInfo& c, std::string_view result) {
+    const std::size_t slash = result.find('/');
+    const std::string_view request = result.substr(0, slash);
+    const std::string_view sub =
+        slash == std::string_view::npos ? std::string_view() : result.substr(slash + 1);
+    for (const auto& r : c.requests) {
+      if (r.name != request) continue;
+      for (const auto& alt : r.alternatives)
+        if (sub.empty() || alt.name == sub) return &alt;
+    }
+    return nullptr;
+  }
+
+  // An allocated claim: one device per result, counted by the device's own profile.
+  void foldAllocated(const std::string& claim, const std::string& source,
+                     const ResourceClaimInfo& c, bool held) {
+    for (const auto& dev : c.devices) {
+      const DeviceAlternative* alt = alternativeOf(c, dev.request);
+      if (alt == nullptr) continue;
+      noteClass(alt->deviceClass);
+      const policy::DraDeviceClass* dc = policy.dra.find(alt->deviceClass);
+      if (dc == nullptr) continue;
+      std::vector<std::string> profiles;
+      if (dc->countsByProfile()) {
+        auto attrs = dra.deviceAttributes.find(deviceKey(dev.driver, dev.pool, dev.device));
+        if (attrs != dra.deviceAttributes.end())
+          if (auto p = attrs->second.find(dc->profileAttribute); p != attrs->second.end())
+            profiles.push_back(p->second);
+        if (profiles.empty()) profiles = profilesFromSelectors(*alt, *dc);
+      }
+      addUnits({claim, source, dev.request, alt->deviceClass, 1, false, countsAs(*dc, profiles)},
+               held);
+    }
+  }
+
+  // `what` is "claim" or "template": the object the pod names and the webhook lacks.
+  void unresolved(const std::string& claim, std::string source, std::string_view what) {
+    std::string why = dra.known ? "no such " + std::string(what) + " in namespace " +
+                                      text::quoted(text::oneLine(ns, 64))
+                                : "the webhook knows no DRA objects (no watch of "
+                                  "resource.k8s.io, no --dra-from)";
+    out.unresolved.push_back({claim, std::move(source), std::move(why)});
+  }
+
+  void entry(const rapidjson::Value& e) {
+    const std::string claim(text::oneLine(json::stringMember(&e, "name"), 64));
+    const std::string_view claimName = json::stringMember(&e, "resourceClaimName");
+    const std::string_view templateName = json::stringMember(&e, "resourceClaimTemplateName");
+    if (!claimName.empty()) {
+      std::string source = quotedSource("ResourceClaim", claimName);
+      auto it = dra.claims.find(draKey(ns, claimName));
+      if (it == dra.claims.end()) return unresolved(claim, std::move(source), "claim");
+      // Reserved for other pods: its devices are held (and counted) already.
+      const bool held = !it->second.reservedFor.empty();
+      if (it->second.allocated) return foldAllocated(claim, source, it->second, held);
+      for (const auto& r : it->second.requests) foldRequest(claim, source, r, held);
+      return;
+    }
+    if (!templateName.empty()) {
+      std::string source = quotedSource("ResourceClaimTemplate", templateName);
+      auto it = dra.templates.find(draKey(ns, templateName));
+      if (it == dra.templates.end()) return unresolved(claim, std::move(source), "template");
+      for (const auto& r : it->second.requests) foldRequest(claim, source, r, false);
+      return;
+    }
+    out.unresolved.push_back(
+        {claim, "", "it names neither resourceClaimName nor resourceClaimTemplateName"});
+  }
+};
+
+}  // namespace
+
+ClaimDemand resolveClaims(const PodView& pod, std::string_view ns, const DraObjects& dra,
+                          const policy::PolicySet& policy) {
+  ClaimDemand out;
+  if (!policy.dra.declared) return out;
+  out.resolved = true;
+  const rapidjson::Value* claims = json::arrayMember(pod.spec, "resourceClaims");
+  if (claims == nullptr) return out;
+  Resolver r{pod, ns, dra, policy, out};
+  for (const auto& e : claims->GetArray())
+    if (e.IsObject()) r.entry(e);
+  return out;
+}
+
+namespace {
+
+// Whether the container uses (resources.claims) a claim that holds GPUs or is unknown.
+bool usesGpuClaim(const ContainerGpu& c, const ClaimDemand& claims) {
+  const rapidjson::Value* used = json::arrayMember(c.resources, "claims");
+  if (used == nullptr) return false;
+  for (const auto& u : used->GetArray()) {
+    const std::string_view name = json::stringMember(&u, "name");
+    for (const auto& g : claims.gpus)
+      if (g.claim == name) return true;
+    for (const auto& x : claims.unresolved)
+      if (x.claim == name) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::string describeClaimedGpus(const ClaimDemand& claims) {
+  if (claims.gpus.empty()) return "";
+  const ClaimedDevices& d = claims.gpus.front();
+  const std::string count = d.all ? "all" : std::to_string(d.count);
+  return "claim " + text::quoted(text::oneLine(d.claim, 64)) + " (" + d.source + ") asks for " +
+         count + " " + d.deviceClass + (d.count == 1 && !d.all ? " device" : " devices");
+}
+
+void attachClaims(PodGpu& gpu, ClaimDemand claims) {
+  if (claims.resolved) {
+    bool containersAsk = false;
+    for (auto& c : gpu.containers) {
+      for (const auto& e : c.gpus) containersAsk = containersAsk || e.wantsGpu();
+      c.hasClaims = usesGpuClaim(c, claims);
+    }
+    gpu.hasResourceClaims = claims.asksForGpus();
+    gpu.hasGpu = containersAsk || claims.asksForGpus();
+  }
+  gpu.claims = std::move(claims);
+}
+
+}  // namespace gpua::engine

@@ -1,0 +1,39 @@
+// A pod's DRA claims resolved against the cluster's claims, templates and slices under the
+// policy's spec.dra: which GPU device classes they ask for and how many units of which extended
+// resource that makes (one ledger with device-plugin GPUs). Shared by decide() and, through the
+// same call, every path that judges a pod.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/context/dra_objects.hpp"
+#include "engine/pod/claim_demand.hpp"
+#include "engine/pod/gpu_request.hpp"
+#include "engine/pod/pod_view.hpp"
+#include "policy/policy_set.hpp"
+
+namespace gpua::engine {
+
+// Empty (resolved = false) when the policy declares no spec.dra. `ns` is the pod's namespace
+// (claims and templates are namespaced like the pod).
+ClaimDemand resolveClaims(const PodView& pod, std::string_view ns, const DraObjects& dra,
+                          const policy::PolicySet& policy);
+
+// Hands the claims to the pod's GPU view: with spec.dra a pod whose claims hold no GPU (a NIC,
+// say) is no GPU pod, and its GPU claims count in effectiveUnits.
+void attachClaims(PodGpu& gpu, ClaimDemand claims);
+
+// `claim "gpu" (ResourceClaimTemplate "single-gpu") asks for 1 gpu.nvidia.com device`, naming
+// the first GPU claim; "" when there is none.
+std::string describeClaimedGpus(const ClaimDemand& claims);
+
+// The profile a CEL selector pins for `qualifiedAttribute` ("gpu.nvidia.com/profile"): the
+// values of `device.attributes['gpu.nvidia.com'].profile == 'v'` or `... in ['a', 'b']`
+// (either quote, either accessor) conjoined with anything else. Empty when the expression does
+// not pin it or has a form this reader cannot judge exactly ('||', '!'): unknown, not guessed.
+std::vector<std::string> pinnedAttributeValues(std::string_view expression,
+                                               std::string_view qualifiedAttribute);
+
+}  // namespace gpua::engine
