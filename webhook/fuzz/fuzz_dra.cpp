@@ -54,7 +54,7 @@ void checkBounds(const gpua::engine::DraObjects& dra) {
 void judgePods(const rapidjson::Value& items, const gpua::engine::DraObjects& dra) {
   gpua::engine::UsageSnapshot usage;
   usage.available = true;
-  usage.dra = dra;
+  usage.dra = std::make_shared<gpua::engine::DraObjects>(dra);
   for (const auto& item : items.GetArray()) {
     if (!item.IsObject() || !item.HasMember("kind") || item["kind"] != "Pod") continue;
     gpua::engine::RequestContext ctx;

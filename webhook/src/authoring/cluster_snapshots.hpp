@@ -29,9 +29,10 @@ class SnapshotReader {
                                         const policy::PolicySet& policy) const = 0;
 
   // The DRA objects (DeviceClasses, ResourceClaims, ResourceClaimTemplates, ResourceSlices) of
-  // `files`, for resolving pods' claims; known = true even when `files` is empty is the caller's
-  // choice. Throws InputError naming the file.
-  virtual engine::DraObjects dra(const std::vector<std::string>& files) const = 0;
+  // `files` into `usage`: pods' claims resolve against them, and the claims' GPUs count in
+  // usage as the live watch counts them. Throws InputError naming the file.
+  virtual void addDra(const std::vector<std::string>& files, const policy::PolicySet& policy,
+                      engine::UsageSnapshot& usage) const = 0;
 };
 
 // No usage given: quotas are checked against an empty cluster (available, nothing in use).

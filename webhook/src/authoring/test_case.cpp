@@ -9,18 +9,18 @@ engine::UsageSnapshot caseUsage(const TestCase& c, const policy::PolicySet& poli
         c.usage.given ? unavailableUsage(c.usage.reason.empty() ? "usage unavailable (test case)"
                                                                 : c.usage.reason)
                       : emptyUsage();
-    if (!c.draFiles.empty()) u.dra = files.dra(c.draFiles);
+    if (!c.draFiles.empty()) files.addDra(c.draFiles, policy, u);
     return u;
   }
   engine::UsageSnapshot u =
       c.usage.podsFiles.empty() ? emptyUsage() : files.usage(c.usage.podsFiles, policy);
-  if (!c.draFiles.empty()) u.dra = files.dra(c.draFiles);
   for (const auto& [ns, figures] : c.usage.namespaces) {
     auto& target = u.namespaces[ns];
     target.gpuEquivalents += figures.gpuEquivalents;
     for (const auto& [k, v] : figures.byClass) target.byClass[k] += v;
     for (const auto& [k, v] : figures.byResource) target.byResource[k] += v;
   }
+  if (!c.draFiles.empty()) files.addDra(c.draFiles, policy, u);
   return u;
 }
 

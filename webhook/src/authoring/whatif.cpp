@@ -74,8 +74,8 @@ engine::UsageSnapshot usageOf(const WhatifInputs& in, const policy::PolicySet& p
   if (in.namespacesFile) paths.push_back(*in.namespacesFile);
   paths.insert(paths.end(), in.usageFiles.begin(), in.usageFiles.end());
   engine::UsageSnapshot usage = paths.empty() ? emptyUsage() : files.usage(paths, policy);
-  if (in.usageFiles.empty()) usage.namespaces.clear();  // labels only
-  if (!in.draFiles.empty()) usage.dra = files.dra(in.draFiles);
+  if (!in.draFiles.empty()) files.addDra(in.draFiles, policy, usage);
+  if (in.usageFiles.empty()) usage.namespaces.clear();  // labels only (claims too)
   return usage;
 }
 

@@ -3,6 +3,7 @@
 #include <chrono>
 
 #include "authoring/documents.hpp"
+#include "engine/classify/claim_usage.hpp"
 #include "engine/context/supply.hpp"
 #include "inventory/dra_decode.hpp"
 #include "inventory/node_decode.hpp"
@@ -56,18 +57,21 @@ engine::SupplySnapshot ClusterFileReader::supply(const std::vector<std::string>&
   return engine::summarizeSupply(std::move(raw), policy);
 }
 
-engine::DraObjects ClusterFileReader::dra(const std::vector<std::string>& files) const {
-  engine::DraObjects out;
+void ClusterFileReader::addDra(const std::vector<std::string>& files,
+                               const policy::PolicySet& policy,
+                               engine::UsageSnapshot& usage) const {
+  auto out = std::make_shared<engine::DraObjects>();
   for (const auto& f : files) {
     const rapidjson::Document d = authoring::readDocumentFile(f);
-    if (inventory::addDraObjects(d, out) == 0)
+    if (inventory::addDraObjects(d, *out) == 0)
       throw authoring::InputError(
           f +
           ": no DeviceClass, ResourceClaim, ResourceClaimTemplate or ResourceSlice found "
           "(kubectl get deviceclasses,resourceclaims,resourceclaimtemplates,resourceslices "
           "-A -o json)");
   }
-  return out;
+  usage.dra = std::move(out);
+  engine::addClaimUsage(usage, policy);
 }
 
 }  // namespace gpua::cli

@@ -16,7 +16,8 @@ class ClusterFileReader final : public authoring::SnapshotReader {
   engine::SupplySnapshot supply(const std::vector<std::string>& nodesFiles,
                                 const std::vector<std::string>& podsFiles,
                                 const policy::PolicySet& policy) const override;
-  engine::DraObjects dra(const std::vector<std::string>& files) const override;
+  void addDra(const std::vector<std::string>& files, const policy::PolicySet& policy,
+              engine::UsageSnapshot& usage) const override;
 };
 
 }  // namespace gpua::cli

@@ -34,7 +34,7 @@ engine::UsageSnapshot usageOf(const ReviewOptions& o, const rapidjson::Value& ob
                                     ? authoring::unavailableUsage("--usage-unavailable given")
                                 : !o.usageFrom.empty() ? files.usage(splitList(o.usageFrom), policy)
                                                        : authoring::emptyUsage();
-  if (!o.draFrom.empty()) usage.dra = files.dra(splitList(o.draFrom));
+  if (!o.draFrom.empty()) files.addDra(splitList(o.draFrom), policy, usage);
   // Labels belong to the namespace the request ends up in; resolve it first.
   if (!o.labels.empty())
     usage.namespaceLabels[authoring::requestNamespace(object, o.namespaceName)] =

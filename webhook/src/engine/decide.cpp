@@ -304,7 +304,7 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
   std::vector<Violation> violations;
   const bool shapeOk = checkPodShape(pod, violations);
   PodGpu gpu = analyzeGpu(pod, s.policy, &violations);
-  attachClaims(gpu, resolveClaims(pod, s.namespaceName, s.usage.dra, s.policy));
+  attachClaims(gpu, resolveClaims(pod, s.namespaceName, s.usage.draObjects(), s.policy));
   Evaluation ev = evaluate(pod, gpu, s, violations);
   d.outcome = ev.outcome;
   d.reason = ev.reason;
@@ -366,7 +366,7 @@ void decideWorkload(const rapidjson::Value& object, std::vector<PodTemplateRef>&
     std::vector<Violation> violations;
     const bool shapeOk = checkPodShape(pod, violations);
     PodGpu gpu = analyzeGpu(pod, s.policy, &violations);
-    attachClaims(gpu, resolveClaims(pod, s.namespaceName, s.usage.dra, s.policy));
+    attachClaims(gpu, resolveClaims(pod, s.namespaceName, s.usage.draObjects(), s.policy));
     Evaluation ev = evaluate(pod, gpu, s, violations);
     dropExemptViolations(pod, s.namespaceName, s.context.namespaceLabels, s.policy, violations);
     const bool exempt =

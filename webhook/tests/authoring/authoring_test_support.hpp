@@ -107,8 +107,8 @@ class ScratchDir {
   std::filesystem::path path_;
 };
 
-// Hands out `usageToReturn`, `supplyToReturn` and `draToReturn`, and records the files it was asked
-// to read.
+// Hands out `usageToReturn` and `supplyToReturn` (and no DRA objects), and records the files it was
+// asked to read.
 class FakeSnapshotReader final : public SnapshotReader {
  public:
   engine::UsageSnapshot usageToReturn = emptyUsage();
@@ -127,11 +127,11 @@ class FakeSnapshotReader final : public SnapshotReader {
     supplyCalls.emplace_back(nodesFiles, podsFiles);
     return supplyToReturn;
   }
-  engine::DraObjects draToReturn;
   mutable std::vector<std::vector<std::string>> draCalls;
-  engine::DraObjects dra(const std::vector<std::string>& files) const override {
+  void addDra(const std::vector<std::string>& files, const policy::PolicySet&,
+              engine::UsageSnapshot& usage) const override {
     draCalls.push_back(files);
-    return draToReturn;
+    usage.dra = std::make_shared<engine::DraObjects>();
   }
 };
 

@@ -101,7 +101,6 @@ std::vector<std::string> pinnedAttributeValues(std::string_view expr,
 namespace {
 
 struct Resolver {
-  const PodView& pod;
   std::string_view ns;
   const DraObjects& dra;
   const policy::PolicySet& policy;
@@ -213,6 +212,12 @@ struct Resolver {
   }
 
   // `what` is "claim" or "template": the object the pod names and the webhook lacks.
+  void foldClaim(const std::string& claim, const std::string& source, const ResourceClaimInfo& c,
+                 bool held) {
+    if (c.allocated) return foldAllocated(claim, source, c, held);
+    for (const auto& r : c.requests) foldRequest(claim, source, r, held);
+  }
+
   void unresolved(const std::string& claim, std::string source, std::string_view what) {
     std::string why = dra.known ? "no such " + std::string(what) + " in namespace " +
                                       text::quoted(text::oneLine(ns, 64))
@@ -229,11 +234,9 @@ struct Resolver {
       std::string source = quotedSource("ResourceClaim", claimName);
       auto it = dra.claims.find(draKey(ns, claimName));
       if (it == dra.claims.end()) return unresolved(claim, std::move(source), "claim");
-      // Reserved for other pods: its devices are held (and counted) already.
-      const bool held = !it->second.reservedFor.empty();
-      if (it->second.allocated) return foldAllocated(claim, source, it->second, held);
-      for (const auto& r : it->second.requests) foldRequest(claim, source, r, held);
-      return;
+      // A claim that exists is counted where it is, once, however many pods share it
+      // (addClaimUsage): the pod adds no units of its own.
+      return foldClaim(claim, source, it->second, true);
     }
     if (!templateName.empty()) {
       std::string source = quotedSource("ResourceClaimTemplate", templateName);
@@ -256,7 +259,7 @@ ClaimDemand resolveClaims(const PodView& pod, std::string_view ns, const DraObje
   out.resolved = true;
   const rapidjson::Value* claims = json::arrayMember(pod.spec, "resourceClaims");
   if (claims == nullptr) return out;
-  Resolver r{pod, ns, dra, policy, out};
+  Resolver r{ns, dra, policy, out};
   for (const auto& e : claims->GetArray())
     if (e.IsObject()) r.entry(e);
   return out;
@@ -286,6 +289,16 @@ std::string describeClaimedGpus(const ClaimDemand& claims) {
   const std::string count = d.all ? "all" : std::to_string(d.count);
   return "claim " + text::quoted(text::oneLine(d.claim, 64)) + " (" + d.source + ") asks for " +
          count + " " + d.deviceClass + (d.count == 1 && !d.all ? " device" : " devices");
+}
+
+ClaimDemand claimDemandOf(const ResourceClaimInfo& claim, const DraObjects& dra,
+                          const policy::PolicySet& policy) {
+  ClaimDemand out;
+  out.resolved = policy.dra.declared;
+  if (!out.resolved) return out;
+  Resolver r{claim.namespaceName, dra, policy, out};
+  r.foldClaim(claim.name, quotedSource("ResourceClaim", claim.name), claim, false);
+  return out;
 }
 
 void attachClaims(PodGpu& gpu, ClaimDemand claims) {

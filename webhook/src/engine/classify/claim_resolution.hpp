@@ -21,6 +21,12 @@ namespace gpua::engine {
 ClaimDemand resolveClaims(const PodView& pod, std::string_view ns, const DraObjects& dra,
                           const policy::PolicySet& policy);
 
+// What one ResourceClaim itself holds (allocated: its devices; pending: its requests, the
+// largest firstAvailable alternative, All unknown): the units the claims ledger counts once in
+// the claim's namespace. Empty without spec.dra.
+ClaimDemand claimDemandOf(const ResourceClaimInfo& claim, const DraObjects& dra,
+                          const policy::PolicySet& policy);
+
 // Hands the claims to the pod's GPU view: with spec.dra a pod whose claims hold no GPU (a NIC,
 // say) is no GPU pod, and its GPU claims count in effectiveUnits.
 void attachClaims(PodGpu& gpu, ClaimDemand claims);

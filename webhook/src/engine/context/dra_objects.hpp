@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,6 +68,13 @@ struct DraObjects {
   // attribute name qualified by its domain ("gpu.nvidia.com/profile") and its value as text.
   std::map<std::string, std::map<std::string, std::string, std::less<>>, std::less<>>
       deviceAttributes;
+  // From the pods the watch sees: the class each pod was admitted in (uid -> the
+  // gpu-admission.io/class annotation), so a claim's GPUs count in its pods' class; and the
+  // claims the scheduler made for pods' extended resources served by DRA (KEP-5004, the pods'
+  // status.extendedResourceClaimStatus, "<namespace>/<name>"), which count as the pod's
+  // extended resources already, never twice.
+  std::map<std::string, std::string, std::less<>> podClasses;
+  std::set<std::string, std::less<>> extendedResourceClaims;
 };
 
 // "<namespace>/<name>" of a claim or template.

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "engine/context/dra_objects.hpp"
@@ -26,8 +27,14 @@ struct UsageSnapshot {
   std::map<std::string, NamespaceUsage, std::less<>> namespaces;
   // Labels of every namespace the cluster client knows, for quota and rollout selectors.
   std::map<std::string, kube::Labels, std::less<>> namespaceLabels;
-  // The DRA objects pods' claims are resolved against (spec.dra).
-  DraObjects dra;
+  // The DRA objects pods' claims are resolved against (spec.dra); null = none known. Shared
+  // between snapshots until a DRA object changes.
+  std::shared_ptr<const DraObjects> dra;
+
+  const DraObjects& draObjects() const {
+    static const DraObjects none;
+    return dra ? *dra : none;
+  }
 };
 
 }  // namespace gpua::engine

@@ -35,8 +35,8 @@ struct ClaimDemand {
   // Every device class the claims name (GPU or not), for match.deviceClasses.
   std::vector<std::string> deviceClasses;
   // Units per extended resource the GPU devices count as, the largest firstAvailable
-  // alternative for a pending claim. A claim already reserved for other pods adds none (its
-  // devices are held already).
+  // alternative for a pending claim. For a pod, only the claims its templates will make: a
+  // ResourceClaim that exists is counted once where it is (the claims ledger), not per pod.
   std::map<std::string, int64_t, std::less<>> units;
   // Some GPU request's size is unknown: allocationMode All before allocation, or a MIG device
   // whose profile neither the slice nor the selectors give.

@@ -101,18 +101,25 @@ TEST(ResolveClaims, TemplateCountsItsDevicesAsTheExtendedResource) {
 TEST(ResolveClaims, MigCountsByTheSelectorsProfileOrTheAllocatedDevice) {
   const ClaimDemand pending = resolve(R"([{"name":"m","resourceClaimTemplateName":"mig"}])");
   EXPECT_EQ(pending.units.at("nvidia.com/mig-2g.20gb"), 3);
-  const ClaimDemand allocated = resolve(R"([{"name":"m","resourceClaimName":"mig-allocated"}])");
+  // An existing claim counts once where it is: its own demand, by the allocated device.
+  const DraObjects dra = objects();
+  const ClaimDemand allocated = claimDemandOf(dra.claims.at("ml/mig-allocated"), dra, draPolicy());
   EXPECT_EQ(allocated.units.at("nvidia.com/mig-1g.10gb"), 1);
+  // The pod naming it adds nothing of its own, but knows the class and the size.
+  const ClaimDemand named = resolve(R"([{"name":"m","resourceClaimName":"mig-allocated"}])");
+  EXPECT_TRUE(named.units.empty());
+  ASSERT_EQ(named.gpus.size(), 1u);
+  EXPECT_EQ(named.gpus[0].countsAs, "nvidia.com/mig-1g.10gb");
   // Without the slice, nothing pins the profile: size unknown, nothing counted.
   DraObjects noSlice = objects();
   noSlice.deviceAttributes.clear();
   const ClaimDemand unknown =
-      resolve(R"([{"name":"m","resourceClaimName":"mig-allocated"}])", noSlice);
+      claimDemandOf(noSlice.claims.at("ml/mig-allocated"), noSlice, draPolicy());
   EXPECT_TRUE(unknown.units.empty());
   EXPECT_TRUE(unknown.unknownSize);
 }
 
-TEST(ResolveClaims, ASharedClaimAlreadyReservedAddsNoUnits) {
+TEST(ResolveClaims, ANamedClaimAddsNoUnitsToThePod) {
   const ClaimDemand d = resolve(R"([{"name":"g","resourceClaimName":"shared"}])");
   ASSERT_EQ(d.gpus.size(), 1u);
   EXPECT_TRUE(d.units.empty());
@@ -160,7 +167,7 @@ TEST(ResolveClaims, WithoutSpecDraNothingIsResolved) {
 TEST(ResolveClaims, DecideCountsClaimsAgainstTheQuotaAndTheClass) {
   auto p = draPolicy();
   UsageSnapshot usage = emptyUsage();
-  usage.dra = objects();
+  usage.dra = std::make_shared<DraObjects>(objects());
   rapidjson::Document pod =
       parse(gpuPod(R"({"gpu-admission.io/class":"training"})", R"({"claims":[{"name":"g"}]})",
                    R"("resourceClaims":[{"name":"g","resourceClaimTemplateName":"two"}])"));
