@@ -57,7 +57,7 @@ describe("every overlay", () => {
       });
       test(`${name}: the policies ConfigMap holds exactly the bytes of deploy/base/policy`, () =>
         none(checks.policyConfigMapProblems(objects, firstInstallDir)));
-      test(`${name}: RBAC is list/watch of pods, namespaces and nodes only`, () => none(checks.rbacProblems(objects)));
+      test(`${name}: RBAC is list/watch of pods, namespaces, nodes and the DRA objects only`, () => none(checks.rbacProblems(objects)));
       test(`${name}: --threads matches the CPU request`, () => none(checks.threadProblems(objects)));
     }
     const objects = steps[`${overlay} + webhooks`];

@@ -210,8 +210,15 @@ export function policyConfigMapProblems(objects, policyDir) {
   return problems;
 }
 
-// The webhook's ServiceAccount is bound to one ClusterRole: list and watch of exactly pods,
-// namespaces and nodes (no get: the server never reads a single object), and nothing else.
+// What the webhook's ServiceAccount may list and watch, per API group: pods, namespaces and nodes,
+// and the DRA objects pods' claims resolve against. No get (the server never reads a single
+// object), no writes, nothing else.
+const kReadable = {
+  "": ["pods", "namespaces", "nodes"],
+  "resource.k8s.io": ["deviceclasses", "resourceclaims", "resourceclaimtemplates", "resourceslices"],
+};
+
+// The webhook's ServiceAccount is bound to one ClusterRole granting exactly kReadable.
 export function rbacProblems(objects) {
   const sa = objects.find((o) => o.kind === "ServiceAccount" && o.metadata.name === "gpu-admission");
   if (!sa) return ["no ServiceAccount gpu-admission"];
@@ -223,18 +230,23 @@ export function rbacProblems(objects) {
   const rules = roles[0].rules ?? [];
   const granted = new Set();
   for (const r of rules) {
-    if (JSON.stringify(r.apiGroups) !== '[""]') problems.push(`rule grants apiGroups ${JSON.stringify(r.apiGroups)}`);
+    if ((r.apiGroups ?? []).length !== 1 || !(r.apiGroups[0] in kReadable)) {
+      problems.push(`rule grants apiGroups ${JSON.stringify(r.apiGroups)}`);
+      continue;
+    }
+    const group = r.apiGroups[0];
     if (r.resourceNames || r.nonResourceURLs) problems.push("rule with resourceNames/nonResourceURLs");
     for (const v of r.verbs ?? [])
       if (!["list", "watch"].includes(v)) problems.push(`rule grants verb ${v}`);
     for (const res of r.resources ?? []) {
-      if (!["pods", "namespaces", "nodes"].includes(res)) problems.push(`rule grants resource ${res}`);
-      for (const v of r.verbs ?? []) granted.add(`${res}:${v}`);
+      if (!kReadable[group].includes(res)) problems.push(`rule grants resource ${res}`);
+      for (const v of r.verbs ?? []) granted.add(`${group}/${res}:${v}`);
     }
   }
-  for (const res of ["pods", "namespaces", "nodes"])
-    for (const v of ["list", "watch"])
-      if (!granted.has(`${res}:${v}`)) problems.push(`missing ${v} on ${res}`);
+  for (const [group, resources] of Object.entries(kReadable))
+    for (const res of resources)
+      for (const v of ["list", "watch"])
+        if (!granted.has(`${group}/${res}:${v}`)) problems.push(`missing ${v} on ${group ? group + "/" : ""}${res}`);
   return problems;
 }
 

@@ -38,6 +38,10 @@ server::UsageHookup watchCluster(const server::ServeConfig& config,
   if (config.quotaUnavailableGrace) options.unavailableGrace = *config.quotaUnavailableGrace;
   options.registry = &context.registry;
   options.log = logTo(context.logger);
+  // DRA objects are watched when the policy at start declares spec.dra (the RBAC the kit grants
+  // covers them); a reload that adds spec.dra takes effect at the next restart.
+  if (const auto policy = context.policy ? context.policy() : nullptr)
+    options.watchDra = policy->dra.declared;
   std::shared_ptr<cluster::ClusterUsageSource> source;
   try {
     source = cluster::startClusterUsageSource(options, context.policy);

@@ -10,12 +10,14 @@
 #include <boost/asio/use_awaitable.hpp>
 
 #include <cstdio>
+#include <deque>
 #include <optional>
 
 #include "cluster/inventory_export.hpp"
 #include "cluster/list_watch.hpp"
 #include "cluster/prometheus_export.hpp"
 #include "cluster/snapshot_publication.hpp"
+#include "inventory/dra_ledger.hpp"
 #include "inventory/supply_ledger.hpp"
 
 namespace gpua::cluster {
@@ -79,13 +81,14 @@ class ClusterUsageSource::Runner {
         supply_(ledger_.policy()),
         // One registration per watched resource: its sinks, and the snapshots it feeds.
         pods_("pods", api, options_.listWatch, *owner_.metrics_,
-              handlers("pods", {ledger_.podSink(), supply_.podSink()}, true, true)),
+              handlers("pods", podSinks(), true, true)),
         namespaces_("namespaces", api, options_.listWatch, *owner_.metrics_,
                     handlers("namespaces", {ledger_.namespaceSink()}, true, false)) {
     if (!options_.log) options_.log = stderrLog;
     if (options_.watchNodes)
       nodes_.emplace("nodes", api, options_.listWatch, *owner_.metrics_,
                      handlers("nodes", {supply_.nodeSink()}, false, true));
+    if (options_.watchDra) watchDra(api);
     if (options_.registry != nullptr) {
       prometheus_ = std::make_unique<PrometheusExport>(*options_.registry, owner_.metrics_);
       export_ = std::make_unique<InventoryExport>(*prometheus_, readings(),
@@ -127,7 +130,37 @@ class ClusterUsageSource::Runner {
   std::vector<ListWatch*> watches() {
     std::vector<ListWatch*> all{&pods_, &namespaces_};
     if (nodes_) all.push_back(&*nodes_);
+    for (auto& w : dra_) all.push_back(&w);
     return all;
+  }
+
+  std::vector<inventory::ListSink> podSinks() {
+    std::vector<inventory::ListSink> sinks{ledger_.podSink(), supply_.podSink()};
+    if (options_.watchDra) sinks.push_back(draLedger_.podSink());
+    return sinks;
+  }
+
+  // One list/watch loop per DRA resource, all feeding the DRA ledger; their changes republish
+  // usage (claims count in quotas).
+  void watchDra(const ApiConfig& api) {
+    const std::pair<const char*, inventory::ListSink> resources[] = {
+        {"resource.k8s.io/v1/deviceclasses", draLedger_.deviceClassSink()},
+        {"resource.k8s.io/v1/resourceclaims", draLedger_.claimSink()},
+        {"resource.k8s.io/v1/resourceclaimtemplates", draLedger_.templateSink()},
+        {"resource.k8s.io/v1/resourceslices", draLedger_.sliceSink()}};
+    for (const auto& [path, sink] : resources) {
+      const std::string name = std::string(path).substr(std::string(path).rfind('/') + 1);
+      dra_.emplace_back(path, api, options_.listWatch, *owner_.metrics_,
+                        handlers(name, {sink}, true, false));
+    }
+  }
+
+  // The DRA objects once every DRA list has completed; null before (claims unresolved).
+  std::shared_ptr<const engine::DraObjects> draObjects() {
+    if (dra_.empty()) return nullptr;
+    for (const auto& w : dra_)
+      if (!w.synced()) return nullptr;
+    return draLedger_.objects();
   }
 
   std::shared_ptr<const policy::PolicySet> currentPolicy() {
@@ -235,7 +268,7 @@ class ClusterUsageSource::Runner {
     std::shared_ptr<const engine::UsageSnapshot> snapshot;
     {
       std::lock_guard lock(mutex_);
-      snapshot = ledger_.snapshot(a.available, a.reason);
+      snapshot = ledger_.snapshot(a.available, a.reason, draObjects());
       owner_.metrics_->ledgerPods = ledger_.podCount();
       owner_.metrics_->ledgerNamespaces = ledger_.namespaceCount();
     }
@@ -305,9 +338,11 @@ class ClusterUsageSource::Runner {
   mutable std::mutex mutex_;  // the ledgers and lastError_: read by metrics scrapes
   inventory::Ledger ledger_;
   inventory::SupplyLedger supply_;
+  inventory::DraLedger draLedger_;
   std::string lastError_;
   ListWatch pods_, namespaces_;
   std::optional<ListWatch> nodes_;
+  std::deque<ListWatch> dra_;  // ListWatch is not movable: a deque keeps them in place
   Publication usagePublication_;
   Publication supplyPublication_;
   std::unique_ptr<PrometheusExport> prometheus_;

@@ -49,6 +49,9 @@ struct ClusterOptions {
   // Supply snapshots copy every node: coalesced further.
   std::chrono::milliseconds supplyPublishInterval{500};
   bool watchNodes = true;  // false: no node source, capacity checks off (needs RBAC on nodes)
+  // Watch resource.k8s.io/v1 (device classes, claims, claim templates, slices) so pods' DRA
+  // claims resolve and count (spec.dra; needs RBAC on them and Kubernetes >= 1.34).
+  bool watchDra = false;
   ListWatchOptions listWatch;  // every resource's list/watch loop: backoff, timeouts, page size
 
   inventory::SecondsClock clock;  // for GE-seconds; default steady_clock

@@ -48,8 +48,8 @@ std::string urlEncode(std::string_view s) {
 
 ListWatch::ListWatch(std::string resource, const ApiConfig& api, ListWatchOptions options,
                      ClusterMetrics& metrics, Handlers handlers)
-    : resource_(std::move(resource)),
-      path_("/api/v1/" + resource_),
+    : resource_(resource.substr(resource.rfind('/') + 1)),
+      path_(resource.find('/') == std::string::npos ? "/api/v1/" + resource : "/apis/" + resource),
       client_(api),
       options_(options),
       metrics_(metrics),

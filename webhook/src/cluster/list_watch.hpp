@@ -39,7 +39,9 @@ class ListWatch {
     std::function<void(std::string_view level, std::string_view message)> log;
   };
 
-  // `resource` is the plural name under /api/v1 ("pods", "namespaces", "nodes").
+  // `resource` is the plural name under /api/v1 ("pods", "namespaces", "nodes"), or
+  // "<group>/<version>/<plural>" under /apis ("resource.k8s.io/v1/resourceclaims"); metrics and
+  // messages name it by its plural.
   ListWatch(std::string resource, const ApiConfig& api, ListWatchOptions options,
             ClusterMetrics& metrics, Handlers handlers);
 

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "engine/classify/claim_usage.hpp"
 #include "engine/classify/gpu_usage.hpp"
 #include "kube/json.hpp"
 
@@ -187,8 +188,8 @@ void Ledger::applyNamespaceEvent(EventType type, const rapidjson::Value& ns) {
   labels.insert_or_assign(std::string(name), json::labelsOf(ns));
 }
 
-std::shared_ptr<const engine::UsageSnapshot> Ledger::snapshot(bool available,
-                                                              std::string reason) const {
+std::shared_ptr<const engine::UsageSnapshot> Ledger::snapshot(
+    bool available, std::string reason, std::shared_ptr<const engine::DraObjects> dra) const {
   auto s = std::make_shared<engine::UsageSnapshot>();
   s->available = available;
   s->unavailableReason = std::move(reason);
@@ -201,6 +202,8 @@ std::shared_ptr<const engine::UsageSnapshot> Ledger::snapshot(bool available,
     if (!cls.empty()) ns.byClass[cls] += g.gpuEquivalents;
     for (const auto& [resource, count] : g.units) ns.byResource[strings_[resource]] += count;
   }
+  s->dra = std::move(dra);
+  engine::addClaimUsage(*s, *policy_);
   return s;
 }
 

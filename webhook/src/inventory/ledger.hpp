@@ -70,9 +70,11 @@ class Ledger {
                   &Ledger::commitNamespaceList, &Ledger::applyNamespaceEvent);
   }
 
-  // The current usage as an immutable snapshot.
-  std::shared_ptr<const engine::UsageSnapshot> snapshot(bool available,
-                                                        std::string unavailableReason) const;
+  // The current usage as an immutable snapshot; with `dra`, the claims' GPUs count too, once
+  // each (engine::addClaimUsage), and pods' claims resolve against them.
+  std::shared_ptr<const engine::UsageSnapshot> snapshot(
+      bool available, std::string unavailableReason,
+      std::shared_ptr<const engine::DraObjects> dra = nullptr) const;
 
   // GE-seconds per namespace and class, accumulated up to now().
   std::vector<GeSeconds> geSeconds();

@@ -1,0 +1,271 @@
+package live
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// GPUs from Dynamic Resource Allocation on the real control plane (docs/dra.md). A probe
+// gpu-admission serves the example policy plus spec.dra (NVIDIA's device classes counted as
+// nvidia.com/gpu and MIG slices) for namespace dra-live, with its usage and DRA objects from the
+// apiserver (the policy's exemption of opted-out namespaces removed); the running install is
+// opted out of that namespace. The test publishes the device
+// classes as NVIDIA's chart defines them and a ResourceSlice of four GPUs for the fake node
+// h100-0 (no driver process: the scheduler allocates against the slice alone), then:
+//   - a training pod whose two containers share one claim from a template (NVIDIA's quickstart)
+//     is admitted and placed on the training pool, and the real scheduler allocates its claim on
+//     h100-0;
+//   - the webhook's ledger counts that claim (quota used 1 of the namespace's 2), a second pod
+//     fills the quota, and a third is denied by the quota with the claims counted;
+//   - a batch-class pod with a GPU claim is denied, naming the claim; a claim whose template does
+//     not exist is denied (unresolvedClaims: deny).
+func testDRA(t *testing.T) {
+	dir := filepath.Join(cluster.Dir, "install", "dra")
+	mkdir(t, dir)
+	const ns = "dra-live"
+	namespace(t, ns, map[string]string{"env": "dev", "gpua-probe": "dra", "gpu-admission.io/webhook": "disabled"})
+	t.Cleanup(func() {
+		kubectl("", "-n", ns, "delete", "pods", "--all", "--grace-period=0", "--force")
+		kubectl("", "-n", ns, "delete", "resourceclaims,resourceclaimtemplates", "--all")
+		kubectl("", "delete", "resourceslice", "h100-0-gpu.nvidia.com", "--ignore-not-found")
+		kubectl("", "delete", "deviceclass", "gpu.nvidia.com", "mig.nvidia.com", "--ignore-not-found")
+	})
+	mustKubectl(t, draObjects, "apply", "-f", "-")
+	mustKubectl(t, singleGPUTemplate, "-n", ns, "apply", "-f", "-")
+
+	policies := filepath.Join(dir, "policies")
+	mkdir(t, policies)
+	files, _ := filepath.Glob(filepath.Join(cluster.Policies, "*.yaml"))
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(text)
+		if filepath.Base(f) == "00-cluster.yaml" {
+			s = strings.Replace(s, "\nspec:\n", "\nspec:\n"+draSection, 1)
+			// The probe judges the namespace the running install is opted out of.
+			optOut := "      matchLabels: {gpu-admission.io/webhook: disabled}\n"
+			if !strings.Contains(s, optOut) {
+				t.Fatalf("%s no longer exempts opted-out namespaces as %q", f, optOut)
+			}
+			s = strings.Replace(s, optOut, "", 1)
+		}
+		write(t, filepath.Join(policies, filepath.Base(f)), s)
+	}
+	if r := gpua("", "lint", policies); r.Err != nil {
+		t.Fatalf("the policy with spec.dra does not load:\n%s", r.combined())
+	}
+	probe := startProbeWebhook(t, policies, filepath.Join(dir, "webhook.log"), true)
+	t.Cleanup(func() {
+		if t.Failed() {
+			text, _ := os.ReadFile(probe.log)
+			lines := strings.Split(string(text), "\n")
+			if len(lines) > 30 {
+				lines = lines[len(lines)-30:]
+			}
+			t.Logf("probe log (last lines):\n%s", strings.Join(lines, "\n"))
+			t.Logf("webhook configurations:\n%s", kubectl("", "get", "mutatingwebhookconfigurations,validatingwebhookconfigurations", "-o", "yaml").combined())
+		}
+	})
+	registerPodProbe(t, "dra", probe.base)
+	waitForProbeToSeeLabels(t, probe, ns)
+
+	// NVIDIA's quickstart (gpu-test2): two containers, one claim from a template.
+	pod := func(name, class, template string) string {
+		return fmt.Sprintf(`apiVersion: v1
+kind: Pod
+metadata: {name: %s, labels: {gpu-admission.io/class: %s}}
+spec:
+  containers:
+  - {name: ctr0, image: ubuntu:22.04, command: [sleep, "9999"], resources: {claims: [{name: shared-gpu}]}}
+  - {name: ctr1, image: ubuntu:22.04, command: [sleep, "9999"], resources: {claims: [{name: shared-gpu}]}}
+  resourceClaims:
+  - {name: shared-gpu, resourceClaimTemplateName: %s}
+`, name, class, template)
+	}
+
+	t.Run("TemplateClaimIsATrainingPodPlacedAndAllocated", func(t *testing.T) {
+		mustKubectl(t, pod("shared-0", "training", "single-gpu"), "-n", ns, "create", "-f", "-")
+		created := getJSON(t, "-n", ns, "pod", "shared-0")
+		if !strings.Contains(jsonText(path(created, "spec", "affinity")), "train-h100") {
+			t.Fatalf("not placed on the training pool:\n%s", jsonText(path(created, "spec")))
+		}
+		probe.mustHaveLogged(t, `"class":"training"`, "shared-0")
+		claim := allocatedClaimOf(t, ns, "shared-0")
+		if node := str(path(getJSON(t, "-n", ns, "pod", "shared-0"), "spec", "nodeName")); node != "h100-0" {
+			t.Errorf("the scheduler bound the pod to %q, not the node with the slice (claim %s)", node, claim)
+		}
+	})
+
+	t.Run("TheQuotaCountsClaims", func(t *testing.T) {
+		waitForQuotaUsed(t, probePort(probe), ns, 1)
+		mustKubectl(t, pod("shared-1", "training", "single-gpu"), "-n", ns, "create", "-f", "-")
+		allocatedClaimOf(t, ns, "shared-1")
+		waitForQuotaUsed(t, probePort(probe), ns, 2)
+		r := kubectl(pod("shared-2", "training", "single-gpu"), "-n", ns, "create", "-f", "-")
+		if r.Err == nil || !strings.Contains(r.combined(), `quota "dev-namespaces"`) {
+			t.Fatalf("a third 1-GPU claim under a 2-GPU quota with two claims allocated was not denied by the quota:\n%s", r.combined())
+		}
+		t.Logf("third pod refused: %s", strings.TrimSpace(r.combined()))
+	})
+
+	t.Run("ABatchPodWithAGpuClaimIsDenied", func(t *testing.T) {
+		r := kubectl(pod("etl-0", "batch", "single-gpu"), "-n", ns, "create", "-f", "-")
+		if r.Err == nil || !strings.Contains(r.combined(), `claim "shared-gpu" (ResourceClaimTemplate "single-gpu") asks for 1 gpu.nvidia.com device but class batch`) {
+			t.Fatalf("a batch pod with a GPU claim was not denied naming the claim:\n%s", r.combined())
+		}
+	})
+
+	t.Run("AMissingTemplateIsDenied", func(t *testing.T) {
+		r := kubectl(pod("typo-0", "training", "single-gpuu"), "-n", ns, "create", "-f", "-")
+		if r.Err == nil || !strings.Contains(r.combined(), "dra-claim-unresolved") && !strings.Contains(r.combined(), "cannot be resolved") {
+			t.Fatalf("a claim of a missing template was not denied:\n%s", r.combined())
+		}
+	})
+}
+
+// allocatedClaimOf waits until the claim the resourceclaim controller made for the pod is
+// allocated and reserved for it, and returns its name.
+func allocatedClaimOf(t *testing.T, ns, podName string) string {
+	t.Helper()
+	var name string
+	eventually(t, 60*time.Second, "the claim of "+podName+" allocated by the scheduler", func() error {
+		p := getJSON(t, "-n", ns, "pod", podName)
+		statuses, _ := path(p, "status", "resourceClaimStatuses").([]any)
+		if len(statuses) == 0 {
+			return fmt.Errorf("no status.resourceClaimStatuses yet")
+		}
+		name = str(path(statuses[0], "resourceClaimName"))
+		c := getJSON(t, "-n", ns, "resourceclaim", name)
+		if path(c, "status", "allocation") == nil {
+			return fmt.Errorf("claim %s not allocated", name)
+		}
+		return nil
+	})
+	return name
+}
+
+func probePort(p probeWebhook) string { return p.base[strings.LastIndex(p.base, ":")+1:] }
+
+// waitForProbeToSeeLabels: the probe's own ledger knows the namespace (quota and rollout
+// selectors read its labels).
+func waitForProbeToSeeLabels(t *testing.T, p probeWebhook, ns string) {
+	eventually(t, 30*time.Second, "the probe webhook knows namespace "+ns, func() error {
+		r := kubectl(fmt.Sprintf(`{"apiVersion":"v1","kind":"Pod","metadata":{"name":"probe-marker","labels":{"gpu-admission.io/class":"training"}},"spec":{"containers":[{"name":"c","image":"cuda","resources":{"limits":{"nvidia.com/gpu":"1"}}}]}}`),
+			"-n", ns, "create", "--dry-run=server", "-o", "json", "-f", "-")
+		if r.Err != nil {
+			return fmt.Errorf("%s", r.combined())
+		}
+		if !strings.Contains(r.Stdout, "train-h100") {
+			return fmt.Errorf("not mutated by the probe yet")
+		}
+		return nil
+	})
+}
+
+// registerPodProbe registers the install's pod webhooks (mutate and validate, as rendered) once
+// more under new names, for the namespaces labelled gpua-probe=<probe>, calling base.
+func registerPodProbe(t *testing.T, probe, base string) {
+	t.Helper()
+	out, err := script("webhook_url.sh", filepath.Join(cluster.Dir, "install", "webhooks.yaml"), base).Output()
+	if err != nil {
+		t.Fatalf("webhook_url.sh: %v", err)
+	}
+	// kubectl prints one JSON object per document.
+	dec := json.NewDecoder(strings.NewReader(mustKubectl(t, string(out), "create", "--dry-run=client", "-o", "json", "-f", "-")))
+	var items []any
+	for dec.More() {
+		var doc map[string]any
+		if err := dec.Decode(&doc); err != nil {
+			t.Fatal(err)
+		}
+		if list, ok := doc["items"].([]any); ok {
+			items = append(items, list...)
+		} else {
+			items = append(items, doc)
+		}
+	}
+	for _, item := range items {
+		cfg := mapOf(item)
+		kind := str(cfg["kind"])
+		if kind != "MutatingWebhookConfiguration" && kind != "ValidatingWebhookConfiguration" {
+			continue
+		}
+		var pods []any
+		for _, w := range cfg["webhooks"].([]any) {
+			hook := mapOf(w)
+			if !strings.Contains(jsonText(hook["rules"]), `"pods"`) {
+				continue
+			}
+			hook["name"] = strings.Replace(str(hook["name"]), "gpu-admission.io", probe+".probe.gpua", 1)
+			hook["namespaceSelector"] = map[string]any{"matchLabels": map[string]any{"gpua-probe": probe}}
+			pods = append(pods, hook)
+		}
+		if len(pods) == 0 {
+			continue
+		}
+		name := str(path(cfg, "metadata", "name")) + "-" + probe + "-probe"
+		cfg["metadata"] = map[string]any{"name": name}
+		cfg["webhooks"] = pods
+		text, _ := json.Marshal(cfg)
+		mustKubectl(t, string(text), "apply", "-f", "-")
+		resource := strings.ToLower(kind)
+		t.Cleanup(func() { kubectl("", "delete", resource, name, "--ignore-not-found") })
+	}
+}
+
+// spec.dra for the example policy: NVIDIA's DRA driver's classes, counted as device-plugin GPUs.
+const draSection = `  dra:
+    unresolvedClaims: deny
+    deviceClasses:
+    - {name: gpu.nvidia.com, countsAs: nvidia.com/gpu}
+    - {name: mig.nvidia.com, countsAs: 'nvidia.com/mig-{profile}'}
+`
+
+// The DeviceClasses of NVIDIA's DRA driver chart and a slice of four GPUs on h100-0, as the
+// driver would publish it (attributes type and productName).
+const draObjects = `apiVersion: v1
+kind: List
+items:
+- apiVersion: resource.k8s.io/v1
+  kind: DeviceClass
+  metadata: {name: gpu.nvidia.com}
+  spec:
+    selectors:
+    - cel: {expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'gpu'"}
+- apiVersion: resource.k8s.io/v1
+  kind: DeviceClass
+  metadata: {name: mig.nvidia.com}
+  spec:
+    selectors:
+    - cel: {expression: "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'"}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: h100-0-gpu.nvidia.com}
+  spec:
+    driver: gpu.nvidia.com
+    nodeName: h100-0
+    pool: {name: h100-0, generation: 1, resourceSliceCount: 1}
+    devices:
+    - {name: gpu-0, attributes: {type: {string: gpu}, productName: {string: NVIDIA H100 80GB HBM3}}}
+    - {name: gpu-1, attributes: {type: {string: gpu}, productName: {string: NVIDIA H100 80GB HBM3}}}
+    - {name: gpu-2, attributes: {type: {string: gpu}, productName: {string: NVIDIA H100 80GB HBM3}}}
+    - {name: gpu-3, attributes: {type: {string: gpu}, productName: {string: NVIDIA H100 80GB HBM3}}}
+`
+
+const singleGPUTemplate = `apiVersion: resource.k8s.io/v1
+kind: ResourceClaimTemplate
+metadata: {name: single-gpu}
+spec:
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly: {deviceClassName: gpu.nvidia.com}
+`
