@@ -22,8 +22,11 @@ import (
 //     h100-0;
 //   - the webhook's ledger counts that claim (quota used 1 of the namespace's 2), a second pod
 //     fills the quota, and a third is denied by the quota with the claims counted;
+//   - `gpu-admission status` shows the slice's GPUs in the training pool, two of them allocated;
 //   - a batch-class pod with a GPU claim is denied, naming the claim; a claim whose template does
-//     not exist is denied (unresolvedClaims: deny).
+//     not exist is denied (unresolvedClaims: deny);
+//   - KEP-5004: with the class mapped to nvidia.com/gpu, a pod asking nvidia.com/gpu lands on a
+//     node that only DRA serves, and the quota counts it once (its request, not again its claim).
 func testDRA(t *testing.T) {
 	dir := filepath.Join(cluster.Dir, "install", "dra")
 	mkdir(t, dir)
@@ -122,12 +125,88 @@ spec:
 		}
 	})
 
+	t.Run("StatusShowsTheDRADevicesPerPool", func(t *testing.T) {
+		r := gpua("", "status", "--kubeconfig", cluster.Kubeconfig, "--policies", policies, "-o", "json")
+		if r.Err != nil {
+			t.Fatalf("gpu-admission status: %s", r.combined())
+		}
+		var report map[string]any
+		if err := json.Unmarshal([]byte(r.Stdout), &report); err != nil {
+			t.Fatalf("%v\n%s", err, r.Stdout)
+		}
+		found := false
+		for _, p := range report["pools"].([]any) {
+			if str(path(p, "pool")) != "train-h100" {
+				continue
+			}
+			for _, res := range path(p, "resources").([]any) {
+				if str(path(res, "source")) == "dra" && str(path(res, "resource")) == "nvidia.com/gpu" {
+					found = true
+					if path(res, "allocatable") != 4.0 || path(res, "allocated") != 2.0 {
+						t.Errorf("train-h100's DRA GPUs: %s, want 4 allocatable, 2 allocated", jsonText(res))
+					}
+				}
+			}
+			t.Logf("train-h100 in status: %s", jsonText(p))
+		}
+		if !found {
+			t.Errorf("status shows no DRA GPUs for train-h100:\n%s", r.Stdout)
+		}
+	})
+
 	t.Run("AMissingTemplateIsDenied", func(t *testing.T) {
 		r := kubectl(pod("typo-0", "training", "single-gpuu"), "-n", ns, "create", "-f", "-")
 		if r.Err == nil || !strings.Contains(r.combined(), "dra-claim-unresolved") && !strings.Contains(r.combined(), "cannot be resolved") {
 			t.Fatalf("a claim of a missing template was not denied:\n%s", r.combined())
 		}
 	})
+
+	t.Run("ExtendedResourceServedByDRACountsOnce", func(t *testing.T) { testDRAExtendedResource(t, ns, probe) })
+}
+
+// KEP-5004: a DeviceClass with extendedResourceName lets a pod that asks for nvidia.com/gpu be
+// served by DRA on a node without a device plugin. The scheduler makes a claim for it; the
+// webhook counts the pod's nvidia.com/gpu once, not again as that claim.
+func testDRAExtendedResource(t *testing.T, ns string, probe probeWebhook) {
+	kubectl("", "-n", ns, "delete", "pods", "--all", "--grace-period=0", "--force")
+	waitForQuotaUsed(t, probePort(probe), ns, 0)
+	mustKubectl(t, "", "patch", "deviceclass", "gpu.nvidia.com", "--type=merge", "-p",
+		`{"spec":{"extendedResourceName":"nvidia.com/gpu"}}`)
+	node := writeTemp(t, "dra-node.yaml", "apiVersion: v1\nkind: List\nitems:\n"+
+		`- {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "dra-h100-0", "labels": {"kubernetes.io/hostname": "dra-h100-0", "kubernetes.io/os": "linux", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3", "gpu-admission.io/pool": "train-h100"}}, "spec": {"taints": [{"key": "nvidia.com/gpu", "effect": "NoSchedule"}]}, "status": {"allocatable": {"cpu": "192", "memory": "2113176900Ki", "pods": "110"}, "capacity": {"cpu": "192", "memory": "2113176900Ki", "pods": "110"}, "conditions": [{"type": "Ready", "status": "True", "reason": "KubeletReady", "message": "fake node (no kubelet)", "lastHeartbeatTime": "2026-01-01T00:00:00Z", "lastTransitionTime": "2026-01-01T00:00:00Z"}]}}`+"\n")
+	if out, err := script("nodes.sh", "apply", node).CombinedOutput(); err != nil {
+		t.Fatalf("nodes.sh: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		kubectl("", "-n", ns, "delete", "pods", "--all", "--grace-period=0", "--force")
+		kubectl("", "delete", "resourceslice", "dra-h100-0-gpu.nvidia.com", "--ignore-not-found")
+		kubectl("", "delete", "node", "dra-h100-0", "--ignore-not-found")
+	})
+	mustKubectl(t, strings.ReplaceAll(draSliceTemplate, "NODE", "dra-h100-0"), "apply", "-f", "-")
+	mustKubectl(t, `apiVersion: v1
+kind: Pod
+metadata: {name: ext-0, labels: {gpu-admission.io/class: training}}
+spec:
+  nodeSelector: {kubernetes.io/hostname: dra-h100-0}
+  containers: [{name: c, image: cuda, resources: {limits: {nvidia.com/gpu: 1}}}]
+`, "-n", ns, "create", "-f", "-")
+	var claim string
+	eventually(t, 60*time.Second, "ext-0 bound to the DRA-only node with its extended-resource claim", func() error {
+		p := getJSON(t, "-n", ns, "pod", "ext-0")
+		claim = str(path(p, "status", "extendedResourceClaimStatus", "resourceClaimName"))
+		if node := str(path(p, "spec", "nodeName")); node != "dra-h100-0" || claim == "" {
+			return fmt.Errorf("nodeName %q, extendedResourceClaimStatus %s", node, jsonText(path(p, "status")))
+		}
+		return nil
+	})
+	allocated := getJSON(t, "-n", ns, "resourceclaim", claim)
+	if path(allocated, "status", "allocation") == nil {
+		t.Errorf("the scheduler's claim %s is not allocated:\n%s", claim, jsonText(allocated))
+	}
+	// Counted once: 1 GPU-equivalent, and still 1 once the webhook has seen the claim.
+	waitForQuotaUsed(t, probePort(probe), ns, 1)
+	time.Sleep(2 * time.Second)
+	waitForQuotaUsed(t, probePort(probe), ns, 1)
 }
 
 // allocatedClaimOf waits until the claim the resourceclaim controller made for the pod is
@@ -257,6 +336,19 @@ items:
     - {name: gpu-1, attributes: {type: {string: gpu}, productName: {string: NVIDIA H100 80GB HBM3}}}
     - {name: gpu-2, attributes: {type: {string: gpu}, productName: {string: NVIDIA H100 80GB HBM3}}}
     - {name: gpu-3, attributes: {type: {string: gpu}, productName: {string: NVIDIA H100 80GB HBM3}}}
+`
+
+// A slice of two GPUs on NODE, as NVIDIA's driver publishes it.
+const draSliceTemplate = `apiVersion: resource.k8s.io/v1
+kind: ResourceSlice
+metadata: {name: NODE-gpu.nvidia.com}
+spec:
+  driver: gpu.nvidia.com
+  nodeName: NODE
+  pool: {name: NODE, generation: 1, resourceSliceCount: 1}
+  devices:
+  - {name: gpu-0, attributes: {type: {string: gpu}}}
+  - {name: gpu-1, attributes: {type: {string: gpu}}}
 `
 
 const singleGPUTemplate = `apiVersion: resource.k8s.io/v1

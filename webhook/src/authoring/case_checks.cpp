@@ -225,7 +225,7 @@ std::vector<CheckFailure> checkCase(const TestCase& c, const policy::PolicySet& 
     if (!c.namespaceLabels.empty())
       usage.namespaceLabels[requestNamespace(*c.object, c.namespaceName)] = c.namespaceLabels;
     const engine::SupplySnapshot supply =
-        naming("nodes", [&] { return caseSupply(c, policy, files); });
+        naming("nodes", [&] { return caseSupply(c, policy, files, usage.dra.get()); });
     ReviewReport report = runReview({.object = c.object.get(),
                                      .namespaceName = c.namespaceName,
                                      .namespaceOrigin = kCaseNamespace,

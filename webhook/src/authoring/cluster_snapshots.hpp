@@ -23,10 +23,12 @@ class SnapshotReader {
                                       const policy::PolicySet& policy) const = 0;
 
   // The nodes of `nodesFiles`, with allocated units and the pending queue from the pod lists
-  // among `podsFiles`, summarized for `policy`. Throws InputError naming the file.
+  // among `podsFiles` and, with `dra`, the GPU devices of their ResourceSlices, summarized for
+  // `policy`. Throws InputError naming the file.
   virtual engine::SupplySnapshot supply(const std::vector<std::string>& nodesFiles,
                                         const std::vector<std::string>& podsFiles,
-                                        const policy::PolicySet& policy) const = 0;
+                                        const policy::PolicySet& policy,
+                                        const engine::DraObjects* dra = nullptr) const = 0;
 
   // The DRA objects (DeviceClasses, ResourceClaims, ResourceClaimTemplates, ResourceSlices) of
   // `files` into `usage`: pods' claims resolve against them, and the claims' GPUs count in

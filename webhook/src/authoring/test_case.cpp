@@ -25,9 +25,9 @@ engine::UsageSnapshot caseUsage(const TestCase& c, const policy::PolicySet& poli
 }
 
 engine::SupplySnapshot caseSupply(const TestCase& c, const policy::PolicySet& policy,
-                                  const SnapshotReader& files) {
+                                  const SnapshotReader& files, const engine::DraObjects* dra) {
   if (c.nodesFiles.empty()) return {};
-  return files.supply(c.nodesFiles, c.usage.podsFiles, policy);
+  return files.supply(c.nodesFiles, c.usage.podsFiles, policy, dra);
 }
 
 }  // namespace gpua::authoring

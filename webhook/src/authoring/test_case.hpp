@@ -87,9 +87,10 @@ struct CaseFile {
 engine::UsageSnapshot caseUsage(const TestCase& c, const policy::PolicySet& policy,
                                 const SnapshotReader& files);
 
-// The node supply a case states (`nodes:`), summarized for the policy; unavailable without
-// one. Throws InputError.
+// The node supply a case states (`nodes:`), with the GPU devices of `dra`'s slices, summarized
+// for the policy; unavailable without one. Throws InputError.
 engine::SupplySnapshot caseSupply(const TestCase& c, const policy::PolicySet& policy,
-                                  const SnapshotReader& files);
+                                  const SnapshotReader& files,
+                                  const engine::DraObjects* dra = nullptr);
 
 }  // namespace gpua::authoring

@@ -132,8 +132,9 @@ std::vector<PodResult> runWhatif(const WhatifInputs& inputs, const policy::Polic
   const Value& items = podItems(list, inputs.podsFile);
   const engine::UsageSnapshot usage = usageOf(inputs, policy, files);
   const engine::SupplySnapshot supply =
-      inputs.nodesFiles.empty() ? engine::SupplySnapshot{}
-                                : files.supply(inputs.nodesFiles, {inputs.podsFile}, policy);
+      inputs.nodesFiles.empty()
+          ? engine::SupplySnapshot{}
+          : files.supply(inputs.nodesFiles, {inputs.podsFile}, policy, usage.dra.get());
   std::vector<PodResult> results;
   for (const auto& item : items.GetArray()) {
     if (item.IsObject() && item.HasMember("kind") && item["kind"] == "Namespace") continue;

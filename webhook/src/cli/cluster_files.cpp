@@ -4,6 +4,7 @@
 
 #include "authoring/documents.hpp"
 #include "engine/classify/claim_usage.hpp"
+#include "engine/context/dra_supply.hpp"
 #include "engine/context/supply.hpp"
 #include "inventory/dra_decode.hpp"
 #include "inventory/node_decode.hpp"
@@ -40,7 +41,8 @@ engine::UsageSnapshot ClusterFileReader::usage(const std::vector<std::string>& f
 
 engine::SupplySnapshot ClusterFileReader::supply(const std::vector<std::string>& nodesFiles,
                                                  const std::vector<std::string>& podsFiles,
-                                                 const policy::PolicySet& policy) const {
+                                                 const policy::PolicySet& policy,
+                                                 const engine::DraObjects* dra) const {
   std::vector<engine::NodeSupply> nodes;
   const auto filter = inventory::nodeResourceFilter(policy);
   for (const auto& f : nodesFiles) {
@@ -54,6 +56,7 @@ engine::SupplySnapshot ClusterFileReader::supply(const std::vector<std::string>&
   const double now =
       std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
   engine::NodeInventory raw = inventory::supplyFromLists(std::move(nodes), pods, policy, now);
+  if (dra != nullptr) engine::addDraSupply(raw.nodes, *dra, policy);
   return engine::summarizeSupply(std::move(raw), policy);
 }
 

@@ -15,7 +15,8 @@ class ClusterFileReader final : public authoring::SnapshotReader {
   // The queue's wait times are measured from now.
   engine::SupplySnapshot supply(const std::vector<std::string>& nodesFiles,
                                 const std::vector<std::string>& podsFiles,
-                                const policy::PolicySet& policy) const override;
+                                const policy::PolicySet& policy,
+                                const engine::DraObjects* dra = nullptr) const override;
   void addDra(const std::vector<std::string>& files, const policy::PolicySet& policy,
               engine::UsageSnapshot& usage) const override;
 };

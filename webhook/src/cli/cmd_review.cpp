@@ -48,8 +48,9 @@ int review(const ReviewOptions& o) {
   const ClusterFileReader files;
   const engine::UsageSnapshot usage = usageOf(o, object, *policy, files);
   const engine::SupplySnapshot supply =
-      o.nodesFrom.empty() ? engine::SupplySnapshot{}
-                          : files.supply(splitList(o.nodesFrom), splitList(o.usageFrom), *policy);
+      o.nodesFrom.empty()
+          ? engine::SupplySnapshot{}
+          : files.supply(splitList(o.nodesFrom), splitList(o.usageFrom), *policy, usage.dra.get());
   ReviewRequest req;
   req.object = &object;
   req.namespaceName = o.namespaceName;

@@ -18,7 +18,9 @@
 #include "cluster/api_client.hpp"
 #include "cluster/api_config.hpp"
 #include "cluster/cluster_lists.hpp"
+#include "engine/context/dra_supply.hpp"
 #include "engine/context/supply.hpp"
+#include "inventory/dra_decode.hpp"
 #include "inventory/node_decode.hpp"
 #include "inventory/status_report.hpp"
 #include "inventory/supply_ledger.hpp"
@@ -29,7 +31,7 @@ namespace gpua::cli {
 namespace {
 
 struct StatusOptions {
-  std::string kubeconfig, context, pods, nodes, namespaces, policies = "policies", now;
+  std::string kubeconfig, context, pods, nodes, namespaces, dra, policies = "policies", now;
   std::string output = "table";
   bool inCluster = false;
 };
@@ -39,6 +41,7 @@ struct Inputs {
   rapidjson::Document pods{rapidjson::kArrayType};
   rapidjson::Document namespaces{rapidjson::kArrayType};
   std::optional<rapidjson::Document> nodes;  // absent: no node source
+  std::optional<rapidjson::Document> dra;    // DRA objects (spec.dra); absent: none
 };
 
 Inputs fromFiles(const StatusOptions& o) {
@@ -46,14 +49,15 @@ Inputs fromFiles(const StatusOptions& o) {
   if (!o.pods.empty()) in.pods = authoring::readDocumentFile(o.pods);
   if (!o.namespaces.empty()) in.namespaces = authoring::readDocumentFile(o.namespaces);
   if (!o.nodes.empty()) in.nodes = authoring::readDocumentFile(o.nodes);
+  if (!o.dra.empty()) in.dra = authoring::readDocumentFile(o.dra);
   return in;
 }
 
-Inputs fromCluster(const StatusOptions& o) {
+Inputs fromCluster(const StatusOptions& o, bool withDra) {
   const auto api =
       o.inCluster ? cluster::loadInClusterConfig("/var/run/secrets/kubernetes.io/serviceaccount")
                   : cluster::loadKubeconfig(o.kubeconfig, o.context);
-  auto objects = cluster::listClusterObjects(api, std::chrono::seconds(30));
+  auto objects = cluster::listClusterObjects(api, std::chrono::seconds(30), 500, withDra);
   Inputs in;
   in.pods = std::move(objects.pods);
   // Items of a typed list carry no kind: say what they are.
@@ -63,6 +67,7 @@ Inputs fromCluster(const StatusOptions& o) {
                           rapidjson::Value(objects.namespaces, in.namespaces.GetAllocator()),
                           in.namespaces.GetAllocator());
   in.nodes = std::move(objects.nodes);
+  if (objects.dra) in.dra = std::move(*objects.dra);
   return in;
 }
 
@@ -85,6 +90,11 @@ inventory::StatusReport reportOf(const Inputs& in, const policy::PolicySet& poli
     auto stage1 = inventory::supplyFromLists(
         inventory::nodesFromList(*in.nodes, inventory::nodeResourceFilter(policy)), in.pods, policy,
         now, &waits);
+    if (in.dra) {
+      engine::DraObjects dra;
+      inventory::addDraObjects(*in.dra, dra);
+      engine::addDraSupply(stage1.nodes, dra, policy);
+    }
     supply = engine::summarizeSupply(std::move(stage1), policy);
   } else {
     auto stage1 = inventory::supplyFromLists({}, in.pods, policy, now, &waits);
@@ -143,7 +153,8 @@ void printPools(const inventory::StatusReport& r) {
       row(fmt, p.pool.c_str(), nodes.c_str(), "-", "-", "-", "-", pending.c_str(), oldest.c_str());
     bool first = true;
     for (const auto& res : p.resources) {
-      row(fmt, first ? p.pool.c_str() : "", first ? nodes.c_str() : "", res.name.c_str(),
+      const std::string name = res.source == "dra" ? res.name + " (DRA)" : res.name;
+      row(fmt, first ? p.pool.c_str() : "", first ? nodes.c_str() : "", name.c_str(),
           std::to_string(res.allocatable).c_str(), std::to_string(res.allocated).c_str(),
           std::to_string(res.free).c_str(), first ? pending.c_str() : "",
           first ? oldest.c_str() : "");
@@ -220,6 +231,7 @@ void writePools(Writer& w, const inventory::StatusReport& r) {
       key(w, "allocatable", res.allocatable);
       key(w, "allocated", res.allocated);
       key(w, "free", res.free);
+      key(w, "source", res.source);
       w.EndObject();
     }
     w.EndArray();
@@ -289,7 +301,7 @@ void printJson(const inventory::StatusReport& r) {
 
 int status(const StatusOptions& o) {
   const bool cluster = !o.kubeconfig.empty() || o.inCluster;
-  const bool files = !o.pods.empty() || !o.nodes.empty() || !o.namespaces.empty();
+  const bool files = !o.pods.empty() || !o.nodes.empty() || !o.namespaces.empty() || !o.dra.empty();
   if (cluster == files)
     throw UsageError(cluster
                          ? "read the cluster or snapshot files, not both"
@@ -303,7 +315,7 @@ int status(const StatusOptions& o) {
     in = fromFiles(o);
   } else {
     try {
-      in = fromCluster(o);
+      in = fromCluster(o, policy->dra.declared);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "gpu-admission status: %s\n", e.what());
       return 1;
@@ -342,6 +354,11 @@ int runStatus(int argc, char** argv) {
   const std::string files = "From snapshot files (JSON or YAML)";
   app.add_option("--pods", o.pods, "kubectl get pods -A -o json")->type_name("FILE")->group(files);
   app.add_option("--nodes", o.nodes, "kubectl get nodes -o json (without it: no pool table)")
+      ->type_name("FILE")
+      ->group(files);
+  app.add_option("--dra", o.dra,
+                 "kubectl get deviceclasses,resourceclaims,resourceslices -o json:\n"
+                 "the GPU devices of ResourceSlices per pool (spec.dra)")
       ->type_name("FILE")
       ->group(files);
   app.add_option("--namespaces", o.namespaces,

@@ -19,20 +19,28 @@ namespace asio = boost::asio;
 
 namespace {
 
+// `resource` under /api/v1, or "<group>/<version>/<plural>" under /apis. With `kind`, each item
+// gets it (items of a typed list carry none).
 asio::awaitable<void> listInto(ApiClient& client, const std::string& resource,
                                std::chrono::milliseconds timeout, int pageSize,
-                               rapidjson::Document& out) {
+                               rapidjson::Document& out, const char* kind = nullptr) {
   std::string next;
+  const std::string base =
+      resource.find('/') == std::string::npos ? "/api/v1/" + resource : "/apis/" + resource;
   do {
-    std::string target = "/api/v1/" + resource + "?limit=" + std::to_string(pageSize);
+    std::string target = base + "?limit=" + std::to_string(pageSize);
     if (!next.empty()) target += "&continue=" + urlEncode(next);
     const auto body = co_await client.get(target, timeout);
     rapidjson::Document page;
     if (!kube::parseJson(body, page).ok() || !page.IsObject())
       throw std::runtime_error("malformed " + resource + " list from " + client.config().url());
     if (const auto* items = json::member(page, "items"); items != nullptr && items->IsArray())
-      for (const auto& item : items->GetArray())
-        out.PushBack(rapidjson::Value(item, out.GetAllocator()), out.GetAllocator());
+      for (const auto& item : items->GetArray()) {
+        rapidjson::Value copy(item, out.GetAllocator());
+        if (kind != nullptr && copy.IsObject() && !copy.HasMember("kind"))
+          copy.AddMember("kind", rapidjson::StringRef(kind), out.GetAllocator());
+        out.PushBack(std::move(copy), out.GetAllocator());
+      }
     next = std::string(json::path(page, "metadata", "continue"));
   } while (!next.empty());
 }
@@ -44,13 +52,21 @@ asio::awaitable<void> listAll(ApiClient& client, std::chrono::milliseconds timeo
   co_await listInto(client, "pods", timeout, pageSize, objects.pods);
   co_await listInto(client, "namespaces", timeout, pageSize, objects.namespaces);
   co_await listInto(client, "nodes", timeout, pageSize, objects.nodes);
+  if (!objects.dra) co_return;
+  co_await listInto(client, "resource.k8s.io/v1/deviceclasses", timeout, pageSize, *objects.dra,
+                    "DeviceClass");
+  co_await listInto(client, "resource.k8s.io/v1/resourceclaims", timeout, pageSize, *objects.dra,
+                    "ResourceClaim");
+  co_await listInto(client, "resource.k8s.io/v1/resourceslices", timeout, pageSize, *objects.dra,
+                    "ResourceSlice");
 }
 
 }  // namespace
 
 ClusterObjects listClusterObjects(const ApiConfig& api, std::chrono::milliseconds requestTimeout,
-                                  int pageSize) {
+                                  int pageSize, bool withDra) {
   ClusterObjects objects;
+  if (withDra) objects.dra.emplace(rapidjson::kArrayType);
   ApiClient client(api);
   asio::io_context io(1);
   std::exception_ptr failure;

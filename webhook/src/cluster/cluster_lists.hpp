@@ -5,6 +5,7 @@
 #include <rapidjson/document.h>
 
 #include <chrono>
+#include <optional>
 
 #include "cluster/api_config.hpp"
 
@@ -15,11 +16,14 @@ struct ClusterObjects {
   rapidjson::Document pods{rapidjson::kArrayType};
   rapidjson::Document namespaces{rapidjson::kArrayType};
   rapidjson::Document nodes{rapidjson::kArrayType};
+  // With `withDra`: DeviceClasses, ResourceClaims and ResourceSlices (resource.k8s.io/v1), their
+  // items with their kinds set, in one array.
+  std::optional<rapidjson::Document> dra;
 };
 
 // Throws ApiError (HTTP failures, with what to fix), boost::system::system_error (transport)
 // or std::runtime_error (a malformed list).
 ClusterObjects listClusterObjects(const ApiConfig& api, std::chrono::milliseconds requestTimeout,
-                                  int pageSize = 500);
+                                  int pageSize = 500, bool withDra = false);
 
 }  // namespace gpua::cluster

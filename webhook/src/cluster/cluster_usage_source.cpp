@@ -17,6 +17,7 @@
 #include "cluster/list_watch.hpp"
 #include "cluster/prometheus_export.hpp"
 #include "cluster/snapshot_publication.hpp"
+#include "engine/context/dra_supply.hpp"
 #include "inventory/dra_ledger.hpp"
 #include "inventory/supply_ledger.hpp"
 
@@ -151,7 +152,7 @@ class ClusterUsageSource::Runner {
     for (const auto& [path, sink] : resources) {
       const std::string name = std::string(path).substr(std::string(path).rfind('/') + 1);
       dra_.emplace_back(path, api, options_.listWatch, *owner_.metrics_,
-                        handlers(name, {sink}, true, false));
+                        handlers(name, {sink}, true, true));
     }
   }
 
@@ -302,6 +303,8 @@ class ClusterUsageSource::Runner {
       std::lock_guard lock(mutex_);
       nodes = supply_.nodes();
       pending = supply_.pending(unixSeconds());
+      // Node-local ResourceSlices add their GPU devices (and KEP-5004's mapped names).
+      if (const auto dra = draObjects()) engine::addDraSupply(nodes, *dra, *ledger_.policy());
       owner_.metrics_->ledgerNodes = supply_.nodeCount();
     }
     // Folded per pool here, once per publish, so no request ever walks the nodes.

@@ -133,20 +133,21 @@ std::optional<engine::ClaimTemplateInfo> decodeClaimTemplate(const rapidjson::Va
   return out;
 }
 
-std::optional<SliceDevices> decodeResourceSlice(const rapidjson::Value& v) {
+std::optional<SliceInfo> decodeResourceSlice(const rapidjson::Value& v) {
   if (!v.IsObject()) return std::nullopt;
   const auto* spec = json::objectMember(&v, "spec");
   const auto driver = json::string(json::member(spec, "driver"));
   const auto pool = json::string(json::member(json::objectMember(spec, "pool"), "name"));
   if (driver.empty()) return std::nullopt;
-  SliceDevices out;
+  SliceInfo out;
+  out.nodeName = str(json::member(spec, "nodeName"));
   const auto* devices = json::arrayMember(spec, "devices");
   if (devices == nullptr) return out;
   for (const auto& d : devices->GetArray()) {
-    if (out.size() == kMaxSliceDevices) break;
+    if (out.devices.size() == kMaxSliceDevices) break;
     const auto name = json::string(json::member(d, "name"));
     if (name.empty()) continue;
-    auto& attrs = out[engine::deviceKey(driver, pool, name)];
+    auto& attrs = out.devices[engine::deviceKey(driver, pool, name)];
     const auto* list = json::objectMember(&d, "attributes");
     if (list == nullptr) continue;
     for (const auto& a : list->GetObject()) {
@@ -176,8 +177,11 @@ bool take(const rapidjson::Value& v, std::string_view kind, engine::DraObjects& 
       return true;
     }
   } else if (kind == "ResourceSlice") {
-    if (auto devices = decodeResourceSlice(v)) {
-      for (auto& [key, attrs] : *devices) out.deviceAttributes.insert_or_assign(key, attrs);
+    if (auto slice = decodeResourceSlice(v)) {
+      for (auto& [key, attrs] : slice->devices) {
+        if (!slice->nodeName.empty()) out.deviceNodes.insert_or_assign(key, slice->nodeName);
+        out.deviceAttributes.insert_or_assign(key, attrs);
+      }
       return true;
     }
   }

@@ -32,7 +32,11 @@ std::optional<engine::ClaimTemplateInfo> decodeClaimTemplate(const rapidjson::Va
 // attribute name qualified by the slice's driver when written bare.
 using SliceDevices =
     std::map<std::string, std::map<std::string, std::string, std::less<>>, std::less<>>;
-std::optional<SliceDevices> decodeResourceSlice(const rapidjson::Value& v);
+struct SliceInfo {
+  std::string nodeName;  // spec.nodeName; "" for slices of several nodes
+  SliceDevices devices;
+};
+std::optional<SliceInfo> decodeResourceSlice(const rapidjson::Value& v);
 
 // Adds every DRA object of `v` (one object, a bare array, or a List / <Kind>List of them, as
 // `kubectl get deviceclasses,resourceclaims,resourceclaimtemplates,resourceslices -A -o json`

@@ -82,10 +82,10 @@ ListSink DraLedger::templateSink() {
 
 ListSink DraLedger::sliceSink() {
   return sinkFor(slices_, [](const rapidjson::Value& v) {
-    std::optional<std::pair<std::string, SliceDevices>> out;
+    std::optional<std::pair<std::string, SliceInfo>> out;
     std::string name = sliceName(v);
     if (name.empty()) return out;
-    if (auto devices = decodeResourceSlice(v)) out.emplace(std::move(name), std::move(*devices));
+    if (auto slice = decodeResourceSlice(v)) out.emplace(std::move(name), std::move(*slice));
     return out;
   });
 }
@@ -115,8 +115,11 @@ std::shared_ptr<const engine::DraObjects> DraLedger::objects() {
   for (const auto& [k, v] : classes_.live()) o->deviceClasses.emplace(k, v);
   for (const auto& [k, v] : claims_.live()) o->claims.emplace(k, v);
   for (const auto& [k, v] : templates_.live()) o->templates.emplace(k, v);
-  for (const auto& [name, devices] : slices_.live())
-    for (const auto& [key, attrs] : devices) o->deviceAttributes.insert_or_assign(key, attrs);
+  for (const auto& [name, slice] : slices_.live())
+    for (const auto& [key, attrs] : slice.devices) {
+      if (!slice.nodeName.empty()) o->deviceNodes.insert_or_assign(key, slice.nodeName);
+      o->deviceAttributes.insert_or_assign(key, attrs);
+    }
   for (const auto& [uid, facts] : pods_.live()) {
     if (!facts.className.empty()) o->podClasses.emplace(uid, facts.className);
     if (!facts.extendedResourceClaim.empty())

@@ -48,7 +48,7 @@ class DraLedger {
   StagedList<std::map<std::string, engine::DeviceClassInfo>> classes_;
   StagedList<std::map<std::string, engine::ResourceClaimInfo>> claims_;
   StagedList<std::map<std::string, engine::ClaimTemplateInfo>> templates_;
-  StagedList<std::map<std::string, SliceDevices>> slices_;  // by slice name
+  StagedList<std::map<std::string, SliceInfo>> slices_;     // by slice name
   StagedList<std::map<std::string, PodFacts>> pods_;        // by uid
   std::shared_ptr<const engine::DraObjects> objects_;       // null when something changed
 };

@@ -21,6 +21,9 @@ PoolStatus poolStatus(const std::string& name, const engine::SupplySnapshot& sup
     for (const auto& [resource, r] : p->resources)
       row.resources.push_back({resource, r.allocatable, r.allocated,
                                std::max<int64_t>(0, r.allocatable - r.allocated)});
+    for (const auto& [resource, d] : p->dra)
+      row.resources.push_back(
+          {resource, d.devices, d.allocated, std::max<int64_t>(0, d.devices - d.allocated), "dra"});
   }
   for (const auto& q : supply.pending) {
     if (q.pool != name) continue;

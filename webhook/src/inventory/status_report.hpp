@@ -23,6 +23,9 @@ struct PoolStatus {
     int64_t allocatable = 0;
     int64_t allocated = 0;
     int64_t free = 0;  // allocatable - allocated, never below 0
+    // "device-plugin" (the nodes' status.allocatable, KEP-5004's DRA-served names included) or
+    // "dra" (GPU devices of ResourceSlices, counted as spec.dra says).
+    std::string source = "device-plugin";
   };
   std::string pool;
   int64_t nodesTotal = 0;

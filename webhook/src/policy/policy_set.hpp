@@ -283,6 +283,12 @@ struct DraDeviceClass {
   std::string profileAttribute = "gpu.nvidia.com/profile";
 
   bool countsByProfile() const { return countsAs.find("{profile}") != std::string::npos; }
+  // The resource one device of `profile` counts as (countsAs itself when not by profile).
+  std::string resourceFor(std::string_view profile) const {
+    std::string r = countsAs;
+    if (const auto at = r.find("{profile}"); at != std::string::npos) r.replace(at, 9, profile);
+    return r;
+  }
 };
 
 // A pod claim whose ResourceClaim or ResourceClaimTemplate the webhook does not know (yet).

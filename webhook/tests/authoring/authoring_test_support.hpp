@@ -122,8 +122,8 @@ class FakeSnapshotReader final : public SnapshotReader {
     return usageToReturn;
   }
   engine::SupplySnapshot supply(const std::vector<std::string>& nodesFiles,
-                                const std::vector<std::string>& podsFiles,
-                                const policy::PolicySet&) const override {
+                                const std::vector<std::string>& podsFiles, const policy::PolicySet&,
+                                const engine::DraObjects* = nullptr) const override {
     supplyCalls.emplace_back(nodesFiles, podsFiles);
     return supplyToReturn;
   }

@@ -58,7 +58,8 @@ TEST(DraDecode, SliceAttributesAreQualifiedByTheDriver) {
     "pool":{"name":"node/1"},"devices":[{"name":"mig-0","attributes":{"profile":{"string":"1g.10gb"},
     "index":{"int":3},"x.io/ok":{"bool":true},"v":{"version":"1.2.3"}}}]}})"));
   ASSERT_TRUE(s);
-  const auto& attrs = s->at(engine::deviceKey("gpu.nvidia.com", "node/1", "mig-0"));
+  EXPECT_EQ(s->nodeName, "");
+  const auto& attrs = s->devices.at(engine::deviceKey("gpu.nvidia.com", "node/1", "mig-0"));
   EXPECT_EQ(attrs.at("gpu.nvidia.com/profile"), "1g.10gb");
   EXPECT_EQ(attrs.at("gpu.nvidia.com/index"), "3");
   EXPECT_EQ(attrs.at("x.io/ok"), "true");

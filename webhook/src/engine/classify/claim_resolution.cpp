@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "engine/classify/gpu_usage.hpp"
+#include "engine/core/device_selectors.hpp"
 #include "engine/core/json_util.hpp"
 #include "engine/core/text.hpp"
 
@@ -12,93 +13,9 @@ namespace gpua::engine {
 
 namespace {
 
-constexpr std::string_view kProfileSlot = "{profile}";
-
 std::string quotedSource(std::string_view kind, std::string_view name) {
   return std::string(kind) + " " + text::quoted(text::oneLine(name, 80));
 }
-
-// --- CEL: the one form read exactly, `device.attributes[<domain>].<name>` compared ---------
-
-std::size_t skipSpaces(std::string_view s, std::size_t i) {
-  while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n')) ++i;
-  return i;
-}
-
-// A CEL string literal at `i` ('x' or "x", no escapes): its value, `i` moved past it.
-std::optional<std::string> literalAt(std::string_view s, std::size_t& i) {
-  i = skipSpaces(s, i);
-  if (i >= s.size() || (s[i] != '\'' && s[i] != '"')) return std::nullopt;
-  const char quote = s[i];
-  const std::size_t end = s.find(quote, i + 1);
-  if (end == std::string_view::npos) return std::nullopt;
-  const std::string_view value = s.substr(i + 1, end - i - 1);
-  if (value.find('\\') != std::string_view::npos) return std::nullopt;
-  i = end + 1;
-  return std::string(value);
-}
-
-bool takes(std::string_view s, std::size_t& i, std::string_view token) {
-  i = skipSpaces(s, i);
-  if (s.substr(i, token.size()) != token) return false;
-  i += token.size();
-  return true;
-}
-
-// After the accessor: `== 'v'` or `in ['a', 'b']`.
-std::vector<std::string> comparedValues(std::string_view s, std::size_t i) {
-  if (takes(s, i, "==")) {
-    if (auto v = literalAt(s, i)) return {*v};
-    return {};
-  }
-  if (!takes(s, i, "in") || !takes(s, i, "[")) return {};
-  std::vector<std::string> values;
-  while (true) {
-    auto v = literalAt(s, i);
-    if (!v) return {};
-    values.push_back(std::move(*v));
-    if (takes(s, i, "]")) return values;
-    if (!takes(s, i, ",")) return {};
-  }
-}
-
-}  // namespace
-
-std::vector<std::string> pinnedAttributeValues(std::string_view expr,
-                                               std::string_view qualifiedAttribute) {
-  const std::size_t slash = qualifiedAttribute.rfind('/');
-  if (slash == std::string_view::npos) return {};
-  const std::string_view domain = qualifiedAttribute.substr(0, slash);
-  const std::string_view attr = qualifiedAttribute.substr(slash + 1);
-  // A disjunction or negation could make the pinned value one choice among others.
-  if (expr.find("||") != std::string_view::npos || expr.find('!') != std::string_view::npos)
-    return {};
-  constexpr std::string_view kAccessor = "device.attributes[";
-  for (std::size_t at = expr.find(kAccessor); at != std::string_view::npos;
-       at = expr.find(kAccessor, at + 1)) {
-    std::size_t i = at + kAccessor.size();
-    auto d = literalAt(expr, i);
-    if (!d || *d != domain || !takes(expr, i, "]")) continue;
-    bool named = false;
-    if (takes(expr, i, ".")) {
-      i = skipSpaces(expr, i);
-      named = expr.substr(i, attr.size()) == attr;
-      i += attr.size();
-      // The name must end there: "profile" must not match "profileName".
-      if (named && i < expr.size() &&
-          (std::isalnum(static_cast<unsigned char>(expr[i])) || expr[i] == '_'))
-        named = false;
-    } else if (takes(expr, i, "[")) {
-      auto a = literalAt(expr, i);
-      named = a && *a == attr && takes(expr, i, "]");
-    }
-    if (!named) continue;
-    if (auto values = comparedValues(expr, i); !values.empty()) return values;
-  }
-  return {};
-}
-
-namespace {
 
 struct Resolver {
   std::string_view ns;
@@ -124,8 +41,7 @@ struct Resolver {
     std::string best;
     double bestGe = -1;
     for (const auto& p : profiles) {
-      std::string resource = dc.countsAs;
-      resource.replace(resource.find(kProfileSlot), kProfileSlot.size(), p);
+      std::string resource = dc.resourceFor(p);
       const double ge = gpuEquivalentsOf(resource, 1, policy);
       if (ge > bestGe) {
         bestGe = ge;

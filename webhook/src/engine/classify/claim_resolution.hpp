@@ -35,11 +35,4 @@ void attachClaims(PodGpu& gpu, ClaimDemand claims);
 // the first GPU claim; "" when there is none.
 std::string describeClaimedGpus(const ClaimDemand& claims);
 
-// The profile a CEL selector pins for `qualifiedAttribute` ("gpu.nvidia.com/profile"): the
-// values of `device.attributes['gpu.nvidia.com'].profile == 'v'` or `... in ['a', 'b']`
-// (either quote, either accessor) conjoined with anything else. Empty when the expression does
-// not pin it or has a form this reader cannot judge exactly ('||', '!'): unknown, not guessed.
-std::vector<std::string> pinnedAttributeValues(std::string_view expression,
-                                               std::string_view qualifiedAttribute);
-
 }  // namespace gpua::engine

@@ -68,6 +68,9 @@ struct DraObjects {
   // attribute name qualified by its domain ("gpu.nvidia.com/profile") and its value as text.
   std::map<std::string, std::map<std::string, std::string, std::less<>>, std::less<>>
       deviceAttributes;
+  // The node of each device of a node-local ResourceSlice (spec.nodeName), same keys; devices
+  // of slices for several nodes (nodeSelector, allNodes) are in no node's supply.
+  std::map<std::string, std::string, std::less<>> deviceNodes;
   // From the pods the watch sees: the class each pod was admitted in (uid -> the
   // gpu-admission.io/class annotation), so a claim's GPUs count in its pods' class; and the
   // claims the scheduler made for pods' extended resources served by DRA (KEP-5004, the pods'

@@ -96,6 +96,13 @@ void addNode(PoolSupply& pool, const NodeSupply& node, bool usable) {
     r.maxFreePerNode = std::max(r.maxFreePerNode, allocatable - allocated);
     if (allocatable > 0) ++r.nodes;
   }
+  if (!usable) return;
+  for (const auto& [name, devices] : node.draDevices) {
+    auto& d = pool.dra[name];
+    d.devices += devices;
+    d.allocated += units(node.draAllocated, name);
+    if (devices > 0) ++d.nodes;
+  }
 }
 
 PoolSupply summarizePool(const policy::Pool& pool, const std::vector<NodeSupply>& nodes,

@@ -41,6 +41,11 @@ struct NodeSupply {
   ResourceUnits allocated;
   int64_t cpuMillis = 0;    // status.allocatable.cpu
   int64_t memoryBytes = 0;  // status.allocatable.memory
+  // GPU devices of the node's ResourceSlices (DRA), by the resource spec.dra counts them as,
+  // and those allocated to claims: addDraSupply(). A DeviceClass's extendedResourceName (KEP-5004)
+  // adds its devices to `allocatable` too, since pods asking for that name are served by them.
+  ResourceUnits draDevices;
+  ResourceUnits draAllocated;
 };
 
 // GPU pods not yet bound, grouped by class and pool ("" when the pod's pool is not known).
@@ -77,6 +82,13 @@ struct ResourceSupply {
   NodeShape memory;            // structural: memory bytes per unit on the roomiest node
 };
 
+// DRA devices of one resource over the pool's usable nodes (for status and metrics).
+struct DraResourceSupply {
+  int64_t devices = 0;
+  int64_t allocated = 0;
+  int64_t nodes = 0;  // usable nodes with at least one
+};
+
 struct PoolSupply {
   int64_t nodesTotal = 0;
   int64_t nodesReady = 0;
@@ -88,7 +100,8 @@ struct PoolSupply {
   // plugin starting or restarting, a node the autoscaler just added. What they will offer is
   // unknown, so while there are any, the pool's shape is not known in full.
   int64_t nodesSilent = 0;
-  std::map<std::string, ResourceSupply, std::less<>> resources;
+  std::map<std::string, ResourceSupply, std::less<>> resources;  // device plugins (and KEP-5004)
+  std::map<std::string, DraResourceSupply, std::less<>> dra;     // DRA devices
   // Node shape: CPU and memory allocatable per GPU over every node of the pool (0 = unknown).
   double cpuMillisPerGpu = 0;
   double memoryBytesPerGpu = 0;

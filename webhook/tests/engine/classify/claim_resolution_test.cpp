@@ -64,29 +64,6 @@ ClaimDemand resolve(const std::string& claimsJson, const DraObjects& dra = objec
   return resolveClaims(podViewOf(pod), "ml", dra, p);
 }
 
-TEST(PinnedAttributeValues, EqualityAndMembershipInEitherForm) {
-  const std::string attr = "gpu.nvidia.com/profile";
-  EXPECT_EQ(pinnedAttributeValues("device.attributes['gpu.nvidia.com'].profile == '1g.10gb'", attr),
-            std::vector<std::string>{"1g.10gb"});
-  EXPECT_EQ(
-      pinnedAttributeValues(
-          R"(device.driver == "gpu.nvidia.com" && device.attributes["gpu.nvidia.com"]["profile"] in ["1g.10gb", '2g.20gb'])",
-          attr),
-      (std::vector<std::string>{"1g.10gb", "2g.20gb"}));
-  // Forms that cannot be judged exactly are unknown, never guessed.
-  EXPECT_TRUE(pinnedAttributeValues(
-                  "device.attributes['gpu.nvidia.com'].profile == '1g.10gb' || true", attr)
-                  .empty());
-  EXPECT_TRUE(
-      pinnedAttributeValues("!(device.attributes['gpu.nvidia.com'].profile == 'x')", attr).empty());
-  EXPECT_TRUE(pinnedAttributeValues("device.attributes['gpu.nvidia.com'].profileName == 'x'", attr)
-                  .empty());
-  EXPECT_TRUE(
-      pinnedAttributeValues("device.attributes['other.com'].profile == '1g.10gb'", attr).empty());
-  EXPECT_TRUE(
-      pinnedAttributeValues("device.attributes['gpu.nvidia.com'].profile == '1g", attr).empty());
-}
-
 TEST(ResolveClaims, TemplateCountsItsDevicesAsTheExtendedResource) {
   const ClaimDemand d = resolve(R"([{"name":"g","resourceClaimTemplateName":"two"}])");
   ASSERT_TRUE(d.resolved);
