@@ -27,6 +27,8 @@ PrometheusExport::PrometheusExport(telemetry::Registry& registry,
   registry_.gauge(telemetry::kPoolNodes);
   registry_.gauge(telemetry::kPoolAllocatable);
   registry_.gauge(telemetry::kPoolAllocated);
+  registry_.gauge(telemetry::kPoolDraDevices);
+  registry_.gauge(telemetry::kPoolDraAllocated);
   registry_.gauge(telemetry::kPendingPods);
   registry_.gauge(telemetry::kPendingOldestSeconds);
   registry_.histogram(telemetry::kScheduleWaitSeconds, scheduleWaitBuckets());
@@ -64,7 +66,7 @@ void PrometheusExport::setGauges(telemetry::GaugeFamily& family,
 }
 
 void PrometheusExport::exportSupply(const engine::SupplySnapshot& supply) {
-  std::map<LabelPair, double> nodes, allocatable, allocated;
+  std::map<LabelPair, double> nodes, allocatable, allocated, draDevices, draAllocated;
   for (const auto& [pool, p] : supply.pools) {
     // Disjoint states that add up to the pool's nodes.
     nodes[{pool, "ready"}] = static_cast<double>(p.nodesSchedulable);
@@ -75,10 +77,16 @@ void PrometheusExport::exportSupply(const engine::SupplySnapshot& supply) {
       allocatable[{pool, resource}] = static_cast<double>(r.allocatable);
       allocated[{pool, resource}] = static_cast<double>(r.allocated);
     }
+    for (const auto& [resource, d] : p.dra) {
+      draDevices[{pool, resource}] = static_cast<double>(d.devices);
+      draAllocated[{pool, resource}] = static_cast<double>(d.allocated);
+    }
   }
   setGauges(registry_.gauge(telemetry::kPoolNodes), nodes, poolNodes_);
   setGauges(registry_.gauge(telemetry::kPoolAllocatable), allocatable, allocatable_);
   setGauges(registry_.gauge(telemetry::kPoolAllocated), allocated, allocated_);
+  setGauges(registry_.gauge(telemetry::kPoolDraDevices), draDevices, draDevices_);
+  setGauges(registry_.gauge(telemetry::kPoolDraAllocated), draAllocated, draAllocated_);
 }
 
 void PrometheusExport::exportPending(const std::vector<engine::PendingQueue>& queues) {

@@ -49,8 +49,8 @@ class PrometheusExport {
                  std::set<LabelPair>& previous);
 
   std::map<LabelPair, double> exported_;  // (ns, class) -> seconds
-  std::set<LabelPair> poolNodes_, allocatable_, allocated_, pending_, oldest_, quotaUsed_,
-      quotaLimit_;
+  std::set<LabelPair> poolNodes_, allocatable_, allocated_, draDevices_, draAllocated_, pending_,
+      oldest_, quotaUsed_, quotaLimit_;
 };
 
 }  // namespace gpua::cluster

@@ -189,6 +189,18 @@ inline constexpr MetricDef kPoolAllocated{
     "GPU units requested by pods bound to the pool's usable nodes, by resource.",
     labels::kPoolResource};
 
+// GPU devices of the ResourceSlices on the pool's usable nodes (DRA, spec.dra), by the resource
+// the policy counts them as, and those allocated to claims. The device-plugin gauges above keep
+// their meaning (KEP-5004's DRA-served extended names included there).
+inline constexpr MetricDef kPoolDraDevices{
+    "gpu_admission_pool_dra_devices",
+    "GPU devices of DRA ResourceSlices on the pool's usable nodes, by the resource they count as.",
+    labels::kPoolResource};
+inline constexpr MetricDef kPoolDraAllocated{
+    "gpu_admission_pool_dra_devices_allocated",
+    "DRA GPU devices on the pool's usable nodes allocated to claims, by resource.",
+    labels::kPoolResource};
+
 // GPU pods without spec.nodeName. class/pool: "" when unclassified or the pool is not known.
 inline constexpr MetricDef kPendingPods{"gpu_admission_pending_pods",
                                         "GPU pods not yet bound to a node, by class and pool.",

@@ -120,6 +120,10 @@ Violation noneOffers(const CapacityInput& in, const PoolViews& pools, std::strin
   for (std::size_t i = 0; i < pools.size(); ++i) parts.push_back(offers(pools[i]));
   std::string message = head(in);
   message.append(": ").append(text::join(parts, "; ")).append("; none offers ").append(resource);
+  // With DRA in the policy, both sources were looked at: say so, since a DRA node serves an
+  // extended resource only through a DeviceClass's extendedResourceName.
+  if (in.policy.dra.declared)
+    message.append(" (no device plugin advertises it and no DRA DeviceClass maps it)");
   message.append(": ").append(remedy(in, resource));
   return {std::string(kNoCapacityRule), std::move(message), advisory};
 }

@@ -60,6 +60,18 @@ const Violation* find(const Decision& d, std::string_view rule) {
 
 const std::string kInferPod = gpuPod(kInference, R"({"limits":{"nvidia.com/gpu":1}})");
 
+TEST(CapacityCheck, WithDraTheDenialSaysNeitherSourceOffersIt) {
+  auto p = policyWith(policy::CapacityCheck::Deny, policy::Mode::Enforce);
+  p.dra.declared = true;
+  const Decision d = decideWith(kInferPod, p, {migNode("a100-1", kLayout)});
+  const Violation* v = find(d, "no-capacity");
+  ASSERT_NE(v, nullptr);
+  EXPECT_NE(v->message.find("none offers nvidia.com/mig-2g.20gb (no device plugin advertises it "
+                            "and no DRA DeviceClass maps it): "),
+            std::string::npos)
+      << v->message;
+}
+
 TEST(CapacityCheck, NoNodeOffersTheRewrittenProfile) {
   const auto p = policyWith(policy::CapacityCheck::Deny, policy::Mode::Enforce);
   const Decision d = decideWith(kInferPod, p, {migNode("a100-1", kLayout)});
