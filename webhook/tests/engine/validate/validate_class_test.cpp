@@ -120,6 +120,18 @@ TEST(Validate, MissingGpuRequest) {
                "the pod needs no GPU");
 }
 
+// A container whose GPUs come only from a DRA claim asks for no extended resource: the denial
+// names the claim, never "asks for 0 GPUs".
+TEST(Validate, GpuForbiddenForAClaimOnlyContainerNamesTheClaim) {
+  expectDenied(decidePod(gpuPod(R"({"gpu-admission.io/class":"batch"})",
+                                R"({"claims":[{"name":"gpu"}]})",
+                                R"("resourceClaims":[{"name":"gpu","resourceClaimName":"c"}])")),
+               "gpu-forbidden",
+               "pod \"trainer-0\" claims devices (resourceClaims) but class batch (label "
+               "gpu-admission.io/class=batch) does not allow GPUs: remove the claim, or label the "
+               "pod gpu-admission.io/class=<training|inference|interactive> to use a GPU class");
+}
+
 TEST(Validate, GpuForbidden) {
   expectDenied(
       decidePod(
