@@ -41,29 +41,10 @@ func testDRA(t *testing.T) {
 	mustKubectl(t, draObjects, "apply", "-f", "-")
 	mustKubectl(t, singleGPUTemplate, "-n", ns, "apply", "-f", "-")
 
-	policies := filepath.Join(dir, "policies")
-	mkdir(t, policies)
-	files, _ := filepath.Glob(filepath.Join(cluster.Policies, "*.yaml"))
-	for _, f := range files {
-		text, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := string(text)
-		if filepath.Base(f) == "00-cluster.yaml" {
-			s = strings.Replace(s, "\nspec:\n", "\nspec:\n"+draSection, 1)
-			// The probe judges the namespace the running install is opted out of.
-			optOut := "      matchLabels: {gpu-admission.io/webhook: disabled}\n"
-			if !strings.Contains(s, optOut) {
-				t.Fatalf("%s no longer exempts opted-out namespaces as %q", f, optOut)
-			}
-			s = strings.Replace(s, optOut, "", 1)
-		}
-		write(t, filepath.Join(policies, filepath.Base(f)), s)
-	}
-	if r := gpua("", "lint", policies); r.Err != nil {
-		t.Fatalf("the policy with spec.dra does not load:\n%s", r.combined())
-	}
+	// The probe judges the namespace the running install is opted out of.
+	policies := examplePolicyWith(t, filepath.Join(dir, "policies"), "spec.dra",
+		[2]string{"\nspec:\n", "\nspec:\n" + draSection},
+		[2]string{"      matchLabels: {gpu-admission.io/webhook: disabled}\n", ""})
 	probe := startProbeWebhook(t, policies, filepath.Join(dir, "webhook.log"), true)
 	t.Cleanup(func() {
 		if t.Failed() {

@@ -66,26 +66,8 @@ func testTemplateMutation(t *testing.T) {
 	waitForWebhookToSeeLabels(t, "tmpl-on-more", "env=dev")
 
 	// The example policy with mutateTemplates (the first spec key of 00-cluster.yaml), and as shipped.
-	withTemplates := filepath.Join(dir, "policy-mutate-templates")
-	mkdir(t, withTemplates)
-	files, _ := filepath.Glob(filepath.Join(cluster.Policies, "*.yaml"))
-	for _, f := range files {
-		text, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := string(text)
-		if filepath.Base(f) == "00-cluster.yaml" {
-			if !strings.Contains(s, "\nspec:\n") {
-				t.Fatalf("%s has no spec: line to add mutateTemplates under", f)
-			}
-			s = strings.Replace(s, "\nspec:\n", "\nspec:\n  mutateTemplates: [apps/Deployment]\n", 1)
-		}
-		write(t, filepath.Join(withTemplates, filepath.Base(f)), s)
-	}
-	if r := gpua("", "lint", withTemplates); r.Err != nil {
-		t.Fatalf("the policy with mutateTemplates does not load:\n%s", r.combined())
-	}
+	withTemplates := examplePolicyWith(t, filepath.Join(dir, "policy-mutate-templates"), "mutateTemplates",
+		[2]string{"\nspec:\n", "\nspec:\n  mutateTemplates: [apps/Deployment]\n"})
 	on := startProbeWebhook(t, withTemplates, filepath.Join(dir, "webhook-mutate-templates.log"), true)
 	off := startProbeWebhook(t, cluster.Policies, filepath.Join(dir, "webhook-as-shipped.log"), true)
 	registerTemplateProbe(t, hook, "gpua-probe-templates-on", "tmpl-on", on.base)
@@ -496,6 +478,35 @@ func registerTemplateProbe(t *testing.T, rendered map[string]any, config, probe,
 		"metadata": map[string]any{"name": config}, "webhooks": []any{w}})
 	mustKubectl(t, string(doc), "apply", "-f", "-")
 	t.Cleanup(func() { kubectl("", "delete", "mutatingwebhookconfiguration", config, "--ignore-not-found") })
+}
+
+// examplePolicyWith writes the example policy (policies/) to dir with edits to 00-cluster.yaml,
+// each replacing the first `old` with `new` (the test fails when `old` is not there, so a change
+// of the shipped file cannot make the edit silently miss), checks that it loads, and returns dir.
+func examplePolicyWith(t *testing.T, dir, what string, edits ...[2]string) string {
+	t.Helper()
+	mkdir(t, dir)
+	files, _ := filepath.Glob(filepath.Join(cluster.Policies, "*.yaml"))
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(text)
+		if filepath.Base(f) == "00-cluster.yaml" {
+			for _, e := range edits {
+				if !strings.Contains(s, e[0]) {
+					t.Fatalf("%s has no %q to edit for %s", f, e[0], what)
+				}
+				s = strings.Replace(s, e[0], e[1], 1)
+			}
+		}
+		write(t, filepath.Join(dir, filepath.Base(f)), s)
+	}
+	if r := gpua("", "lint", dir); r.Err != nil {
+		t.Fatalf("the policy with %s does not load:\n%s", what, r.combined())
+	}
+	return dir
 }
 
 // probeWebhook is a gpu-admission serve process of a live check, beside the running install.

@@ -153,6 +153,15 @@ inline RequestContext podContext(const std::string& ns = "ml-research",
   return c;
 }
 
+// makePolicy() with spec.dra: NVIDIA's DRA driver's classes, whole GPUs and MIG by profile.
+inline policy::PolicySet draPolicy() {
+  auto p = makePolicy();
+  p.dra.declared = true;
+  p.dra.deviceClasses = {{"gpu.nvidia.com", "nvidia.com/gpu"},
+                         {"mig.nvidia.com", "nvidia.com/mig-{profile}"}};
+  return p;
+}
+
 inline rapidjson::Document parse(const std::string& text) {
   rapidjson::Document d;
   d.Parse(text.c_str(), text.size());

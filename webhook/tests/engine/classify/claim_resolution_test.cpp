@@ -10,14 +10,6 @@ namespace {
 
 using namespace testing;
 
-policy::PolicySet draPolicy() {
-  auto p = makePolicy();
-  p.dra.declared = true;
-  p.dra.deviceClasses = {{"gpu.nvidia.com", "nvidia.com/gpu"},
-                         {"mig.nvidia.com", "nvidia.com/mig-{profile}"}};
-  return p;
-}
-
 DeviceAlternative alt(std::string cls, int64_t count = 1, std::string name = "gpu",
                       std::vector<std::string> selectors = {}) {
   DeviceAlternative a;

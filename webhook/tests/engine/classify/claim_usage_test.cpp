@@ -9,13 +9,6 @@ namespace {
 
 using namespace testing;
 
-policy::PolicySet draPolicy() {
-  auto p = makePolicy();
-  p.dra.declared = true;
-  p.dra.deviceClasses = {{"gpu.nvidia.com", "nvidia.com/gpu"}};
-  return p;
-}
-
 ResourceClaimInfo claim(std::string ns, std::string name, int64_t count, bool allocated,
                         std::vector<std::string> reservedFor = {}) {
   DeviceAlternative a;

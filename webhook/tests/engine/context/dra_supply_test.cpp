@@ -15,14 +15,6 @@ const char* kGpuSelector =
 const char* kMigSelector =
     "device.driver == 'gpu.nvidia.com' && device.attributes['gpu.nvidia.com'].type == 'mig'";
 
-policy::PolicySet draPolicy() {
-  auto p = makePolicy();
-  p.dra.declared = true;
-  p.dra.deviceClasses = {{"gpu.nvidia.com", "nvidia.com/gpu"},
-                         {"mig.nvidia.com", "nvidia.com/mig-{profile}"}};
-  return p;
-}
-
 void addDevice(DraObjects& dra, const std::string& node, const std::string& device,
                DeviceAttributes attrs) {
   const std::string key = deviceKey("gpu.nvidia.com", node, device);
