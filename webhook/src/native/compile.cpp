@@ -1,0 +1,226 @@
+#include "native/compile.hpp"
+
+#include <algorithm>
+
+#include "native/cel_text.hpp"
+#include "native/pod_cel.hpp"
+#include "native/rules_cel.hpp"
+#include "native/yaml_out.hpp"
+#include "policy/rule_ids.hpp"
+
+namespace gpua::native {
+
+namespace rules = policy::rules;
+
+namespace {
+
+constexpr const char* kPrefix = "gpu-admission-";
+
+// Why a rule the engine has is not compiled, when it never can be or need not be.
+struct Fixed {
+  const char* rule;
+  const char* why;
+};
+
+constexpr Fixed kNeverCompiled[] = {
+    {rules::kQuota,
+     "reads other objects: the namespace's live GPU usage (ResourceQuota, "
+     "`gpu-admission quotas render`, is the native backstop for quotas)"},
+    {rules::kQuotaUnavailable, "reads other objects: whether live GPU usage is known"},
+    {rules::kNoCapacity, "reads other objects: the pools' nodes (supply)"},
+    {rules::kGpuStranding, "reads other objects: the pools' nodes (CPU and memory per GPU)"},
+    {rules::kInvalidPod,
+     "the apiserver's own validation refuses an ill-typed pod before "
+     "admission policies run"},
+    {rules::kInvalidGpuQuantity,
+     "the apiserver's own validation refuses a fractional extended "
+     "resource before admission policies run"},
+    {rules::kRequestsLimitsMismatch,
+     "the apiserver's own validation refuses an extended "
+     "resource whose request differs from its limit"},
+};
+
+const char* kNotYet =
+    "per-object, so CEL can express it, but the compiler does not write it yet: the webhook "
+    "alone enforces it";
+
+std::vector<RuleReport> reports(bool compiled, const std::string& notCompilable) {
+  std::vector<RuleReport> out;
+  const auto& done = compiledRuleIds();
+  for (const auto& id : policy::knownRuleIds()) {
+    RuleReport r{id, false, "", kNotYet};
+    for (const auto& f : kNeverCompiled)
+      if (id == f.rule) r.why = f.why;
+    if (std::find(done.begin(), done.end(), id) != done.end()) {
+      if (compiled) {
+        r.compiled = true;
+        r.where = std::string("ValidatingAdmissionPolicy ") + kPrefix + "<mode>";
+        r.why.clear();
+      } else {
+        r.why = notCompilable;
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Yaml metadata(const std::string& name, const policy::PolicySet& p) {
+  return std::move(
+      Yaml::map()
+          .set("name", name)
+          .set("labels",
+               std::move(Yaml::map().set("app.kubernetes.io/managed-by", "gpu-admission")))
+          .set("annotations", std::move(Yaml::map()
+                                            .set("gpu-admission.io/policy", p.name)
+                                            .set("gpu-admission.io/policy-revision", p.revision))));
+}
+
+Yaml strings(std::initializer_list<const char*> items) {
+  Yaml l = Yaml::list();
+  for (const char* s : items) l.push(Yaml::str(s));
+  return l;
+}
+
+// The message of the first violation, and how many more, as engine/verdict's denial says it.
+constexpr const char* kFirstWithCount =
+    "variables.violations[0] + (size(variables.violations) > 1 ? \" (and \" + "
+    "string(size(variables.violations) - 1) + \" more)\" : \"\")";
+
+std::string policyYaml(const policy::PolicySet& p, const std::vector<CelVariable>& vars,
+                       const char* mode) {
+  Yaml variables = Yaml::list();
+  for (const auto& v : vars)
+    variables.push(std::move(
+        Yaml::map().set("name", v.name).set("expression", cel::lowerBinds(v.expression))));
+  Yaml rule = Yaml::map();
+  rule.set("apiGroups", strings({""}))
+      .set("apiVersions", strings({"v1"}))
+      .set("operations", strings({"CREATE"}))
+      .set("resources", strings({"pods"}));
+  Yaml validation = Yaml::map();
+  validation
+      .set("expression", std::string("variables.mode != \"") + mode +
+                             "\" || variables.exempt || variables.skip == \"skip\" || "
+                             "size(variables.violations) == 0")
+      .set("messageExpression", kFirstWithCount)
+      .set("reason", "Forbidden");
+  Yaml spec = Yaml::map();
+  // A backstop that admits on a CEL error is no backstop in enforce mode; warn and audit only
+  // report, so an error there must not stop a pod.
+  spec.set("failurePolicy", std::string(mode) == "enforce" ? "Fail" : "Ignore")
+      .set("matchConstraints", std::move(Yaml::map().set(
+                                   "resourceRules", std::move(Yaml::list().push(std::move(rule))))))
+      .set("variables", std::move(variables))
+      .set("validations", std::move(Yaml::list().push(std::move(validation))));
+  Yaml doc = Yaml::map();
+  doc.set("apiVersion", "admissionregistration.k8s.io/v1")
+      .set("kind", "ValidatingAdmissionPolicy")
+      .set("metadata", metadata(kPrefix + std::string(mode), p))
+      .set("spec", std::move(spec));
+  return doc.render();
+}
+
+std::string bindingYaml(const policy::PolicySet& p, const char* mode, const char* action) {
+  Yaml spec = Yaml::map();
+  spec.set("policyName", kPrefix + std::string(mode))
+      .set("validationActions", std::move(Yaml::list().push(Yaml::str(action))));
+  Yaml doc = Yaml::map();
+  doc.set("apiVersion", "admissionregistration.k8s.io/v1")
+      .set("kind", "ValidatingAdmissionPolicyBinding")
+      .set("metadata", metadata(kPrefix + std::string(mode), p))
+      .set("spec", std::move(spec));
+  return doc.render();
+}
+
+// The rollout modes some namespace can be in (no rule matching = enforce); observe changes
+// nothing and gets no policy.
+std::vector<policy::Mode> reachableModes(const policy::PolicySet& p) {
+  std::vector<policy::Mode> out;
+  bool catchAll = false;
+  for (const auto& r : p.rollout) {
+    if (!catchAll && std::find(out.begin(), out.end(), r.mode) == out.end()) out.push_back(r.mode);
+    if (!r.namespaces) catchAll = true;
+  }
+  if (!catchAll && std::find(out.begin(), out.end(), policy::Mode::Enforce) == out.end())
+    out.push_back(policy::Mode::Enforce);
+  std::erase(out, policy::Mode::Observe);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+const char* actionOf(policy::Mode m) {
+  switch (m) {
+    case policy::Mode::Enforce:
+      return "Deny";
+    case policy::Mode::Warn:
+      return "Warn";
+    default:
+      return "Audit";
+  }
+}
+
+}  // namespace
+
+std::string reportText(const NativeOutput& native, std::string_view prefix) {
+  const auto& rules = native.rules;
+  std::string out;
+  out.append(prefix).append("compiled into the apiserver (ValidatingAdmissionPolicy):\n");
+  for (const auto& r : rules)
+    if (r.compiled) out.append(prefix).append("  ").append(r.rule).append("\n");
+  out.append(prefix).append("not compiled (the webhook alone enforces these):\n");
+  for (const auto& r : rules)
+    if (!r.compiled)
+      out.append(prefix).append("  ").append(r.rule).append(": ").append(r.why).append("\n");
+  out.append(prefix).append("limitations of the compiled form:\n");
+  for (const auto& l : native.limitations) out.append(prefix).append("  ").append(l).append("\n");
+  return out;
+}
+
+// What the webhook does that the compiled policies do not, for this policy.
+std::vector<std::string> limitations(const policy::PolicySet& p) {
+  std::vector<std::string> out{
+      "mutations (placement, tolerations, priority class, resource renames, deadlines, device "
+      "variables) are not compiled: only the webhook mutates",
+      "workload pod templates are not judged: the compiled policies match pods",
+      "a warning says the webhook's message after the apiserver's \"Validation failed for "
+      "ValidatingAdmissionPolicy ...\" prefix, one warning for all violations",
+      "\"(and N more)\" counts the compiled rules' violations only",
+      "max-per-pod sums per pod as max(app containers, largest init container), exact for one "
+      "GPU resource per pod"};
+  if (!p.exemptImages.empty())
+    out.push_back("exempt.images is not compiled: pods exempt by their images are judged");
+  for (const auto& e : p.ruleExemptions)
+    if (!e.images.empty()) {
+      out.push_back("ruleExemptions by image are not compiled: such pods are judged");
+      break;
+    }
+  return out;
+}
+
+NativeOutput compileNative(const policy::PolicySet& p) {
+  NativeOutput out;
+  out.limitations = limitations(p);
+  std::vector<CelVariable> vars;
+  try {
+    vars = podVariables(p);
+  } catch (const NotCompilable& e) {
+    out.rules = reports(false, e.what());
+    return out;
+  }
+  vars.push_back({"violations", violationList(p)});
+  out.rules = reports(true, "");
+  const std::string header = "# Generated by gpu-admission compile --to native from policy \"" +
+                             p.name + "\" (revision " + p.revision + "). Do not edit.\n" +
+                             reportText(out, "# ") + "---\n";
+  for (const auto mode : reachableModes(p)) {
+    const char* m = policy::modeName(mode);
+    out.files.emplace_back(std::string("validating-policy-") + m + ".yaml",
+                           header + policyYaml(p, vars, m));
+    out.files.emplace_back(std::string("validating-binding-") + m + ".yaml",
+                           header + bindingYaml(p, m, actionOf(mode)));
+  }
+  return out;
+}
+
+}  // namespace gpua::native
