@@ -21,6 +21,7 @@ func TestLive(t *testing.T) {
 	t.Run("OptOutGuard", testOptOutGuard)
 	t.Run("MatchConditions", testMatchConditions)
 	t.Run("TemplateMutation", testTemplateMutation)
+	t.Run("NativeBackstop", testNativeBackstop)
 	t.Run("ApiserverLatency", testApiserverLatency)
 	t.Run("Faults", testFaults)
 }
