@@ -302,7 +302,17 @@ func compareNative(t *testing.T, c *nativeCase, compiled map[string]bool) {
 			t.Errorf("%s: with both, the stored pod differs from the webhook's alone at %v", where, diffs)
 		}
 	}
-	// (2) the compiled policies alone: the webhook's verdict and message on the compiled rules.
+	// (2) the compiled policies alone: a pod both admit and the webhook does not mutate is stored
+	// alike (mutations are not compiled: a pod the webhook patches is stored unpatched, a listed
+	// limitation).
+	if c.webhook.allowed && c.nativeOne.allowed && len(asList(c.review["patch"])) == 0 {
+		var diffs []string
+		diffPaths("", c.webhook.stored, c.nativeOne.stored, &diffs)
+		if len(diffs) > 0 {
+			t.Errorf("%s: a pod the webhook leaves alone is stored differently under the compiled policies at %v", where, diffs)
+		}
+	}
+	// The webhook's verdict and message on the compiled rules.
 	switch {
 	case want == "" || exempt:
 		if !c.nativeOne.allowed {
@@ -456,7 +466,32 @@ func generatedPods() []generated {
 			"metadata": map[string]any{"generateName": "gen-big-", "labels": train},
 			"spec":     map[string]any{"containers": []any{container("main", gpu("9"))}}}},
 	)
-	return out
+	return append(out, largePod())
+}
+
+// largePod: 30 containers of 40 variables and 20 volume mounts each, one GPU apiece: the
+// compiled policies' cost on a pod far larger than the corpus's (the apiserver's per-call CEL
+// budget), and max-per-pod's container list cut after five.
+func largePod() generated {
+	var containers, volumes []any
+	for v := 0; v < 20; v++ {
+		volumes = append(volumes, map[string]any{"name": fmt.Sprintf("v%d", v), "emptyDir": map[string]any{}})
+	}
+	for i := 0; i < 30; i++ {
+		c := container(fmt.Sprintf("worker-%02d", i), map[string]string{"nvidia.com/gpu": "1"})
+		var env, mounts []any
+		for e := 0; e < 40; e++ {
+			env = append(env, map[string]any{"name": fmt.Sprintf("VAR_%02d", e), "value": strings.Repeat("x", 64)})
+		}
+		for v := 0; v < 20; v++ {
+			mounts = append(mounts, map[string]any{"name": fmt.Sprintf("v%d", v), "mountPath": fmt.Sprintf("/data/%d", v)})
+		}
+		c["env"], c["volumeMounts"] = env, mounts
+		containers = append(containers, c)
+	}
+	return generated{"gen-large-30-containers", podOf("gen-large-30-containers",
+		map[string]string{"gpu-admission.io/class": "training"},
+		map[string]any{"containers": containers, "volumes": volumes})}
 }
 
 // waitNativeWarn waits until the apiserver evaluates the compiled warn policy: a training pod

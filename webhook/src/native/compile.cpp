@@ -87,6 +87,45 @@ constexpr const char* kFirstWithCount =
     "variables.violations[0] + (size(variables.violations) > 1 ? \" (and \" + "
     "string(size(variables.violations) - 1) + \" more)\" : \"\")";
 
+Yaml expression(const std::string& key, const char* op, const std::vector<std::string>& values) {
+  Yaml e = Yaml::map();
+  e.set("key", key).set("operator", op);
+  if (!values.empty()) {
+    Yaml v = Yaml::list();
+    for (const auto& x : values) v.push(Yaml::str(x));
+    e.set("values", std::move(v));
+  }
+  return e;
+}
+
+// The exempt namespaces, left out before any CEL runs (as the webhook configurations leave them
+// out), so that no error of a compiled expression can ever stop a pod of the control plane: the
+// exempt names, and the exemption's label when it is one requirement a selector can negate.
+// variables.exempt still decides; this only keeps the apiserver from evaluating.
+Yaml exemptedNamespaces(const policy::PolicySet& p) {
+  Yaml exprs = Yaml::list();
+  const auto& ex = p.exemptNamespaces;
+  if (!ex.names.empty()) exprs.push(expression("kubernetes.io/metadata.name", "NotIn", ex.names));
+  const auto& sel = ex.labels;
+  if (sel.matchLabels.size() == 1 && sel.matchExpressions.empty()) {
+    const auto& [k, v] = *sel.matchLabels.begin();
+    exprs.push(expression(k, "NotIn", {v}));
+  } else if (sel.matchLabels.empty() && sel.matchExpressions.size() == 1) {
+    const auto& r = sel.matchExpressions.front();
+    switch (r.op) {
+      case kube::SelectorOperator::In:
+        exprs.push(expression(r.key, "NotIn", r.values));
+        break;
+      case kube::SelectorOperator::Exists:
+        exprs.push(expression(r.key, "DoesNotExist", {}));
+        break;
+      default:  // NotIn and DoesNotExist negate to selectors that need an OR: CEL decides
+        break;
+    }
+  }
+  return std::move(Yaml::map().set("matchExpressions", std::move(exprs)));
+}
+
 std::string policyYaml(const policy::PolicySet& p, const std::vector<CelVariable>& vars,
                        const char* mode) {
   Yaml variables = Yaml::list();
@@ -108,9 +147,11 @@ std::string policyYaml(const policy::PolicySet& p, const std::vector<CelVariable
   Yaml spec = Yaml::map();
   // A backstop that admits on a CEL error is no backstop in enforce mode; warn and audit only
   // report, so an error there must not stop a pod.
+  Yaml constraints = Yaml::map();
+  if (!p.exemptNamespaces.empty()) constraints.set("namespaceSelector", exemptedNamespaces(p));
+  constraints.set("resourceRules", std::move(Yaml::list().push(std::move(rule))));
   spec.set("failurePolicy", std::string(mode) == "enforce" ? "Fail" : "Ignore")
-      .set("matchConstraints", std::move(Yaml::map().set(
-                                   "resourceRules", std::move(Yaml::list().push(std::move(rule))))))
+      .set("matchConstraints", std::move(constraints))
       .set("variables", std::move(variables))
       .set("validations", std::move(Yaml::list().push(std::move(validation))));
   Yaml doc = Yaml::map();

@@ -151,6 +151,22 @@ TEST(CompileNative, TheDenialCarriesTheWebhooksWords) {
   EXPECT_EQ(vap.find("cel.bind"), std::string::npos) << "Kubernetes has no cel.bind";
 }
 
+TEST(CompileNative, ExemptNamespacesAreLeftOutBeforeAnyCelRuns) {
+  std::string yaml = kPolicy;
+  yaml.replace(yaml.find("spec:\n"), 6,
+               "spec:\n  exempt:\n    namespaces:\n      names: [kube-system]\n"
+               "      matchLabels: {off: \"yes\"}\n");
+  const auto out = compileNative(load(yaml));
+  const std::string vap = fileNamed(out, "validating-policy-enforce.yaml");
+  EXPECT_NE(vap.find("    namespaceSelector:\n      matchExpressions:\n"
+                     "        - key: \"kubernetes.io/metadata.name\"\n"
+                     "          operator: \"NotIn\"\n          values:\n"
+                     "            - \"kube-system\"\n        - key: \"off\"\n"
+                     "          operator: \"NotIn\"\n"),
+            std::string::npos)
+      << vap.substr(vap.find("matchConstraints"), 400);
+}
+
 // The shipped policy, byte for byte.
 TEST(CompileNative, ShippedPolicyMatchesTheGoldenFiles) {
   const auto loaded = policy::loadPolicyPaths({GPUA_POLICIES_DIR});
@@ -170,8 +186,14 @@ TEST(CompileNative, ShippedPolicyMatchesTheGoldenFiles) {
     ASSERT_TRUE(in) << file << " is missing: run with GPUA_UPDATE_GOLDEN=1";
     std::stringstream golden;
     golden << in.rdbuf();
-    EXPECT_EQ(text, golden.str()) << name << " differs from its golden file: if the change is "
-                                  << "meant, run with GPUA_UPDATE_GOLDEN=1 and read the diff";
+    const std::string want = golden.str();
+    std::size_t at = 0;
+    while (at < text.size() && at < want.size() && text[at] == want[at]) ++at;
+    EXPECT_TRUE(text == want) << name << " differs from its golden file at byte " << at
+                              << ":\n  golden:   " << want.substr(at, 160)
+                              << "\n  compiled: " << text.substr(at, 160)
+                              << "\nif the change is meant, run with GPUA_UPDATE_GOLDEN=1 and "
+                                 "read the diff";
   }
 }
 
