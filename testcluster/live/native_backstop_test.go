@@ -44,11 +44,9 @@ func compiledRules(t *testing.T) map[string]bool {
 	section := ""
 	for _, line := range strings.Split(r.Stdout, "\n") {
 		switch {
-		case strings.HasPrefix(line, "compiled"):
-			section = "compiled"
-		case strings.HasPrefix(line, "not compiled"):
-			section = "not"
-		case section == "compiled" && strings.HasPrefix(line, "  "):
+		case !strings.HasPrefix(line, " "): // a heading: the rules, the mutations, the rest
+			section = map[bool]string{true: "compiled", false: "other"}[strings.HasPrefix(line, "compiled")]
+		case section == "compiled":
 			out[strings.TrimSpace(line)] = true
 		}
 	}
@@ -140,6 +138,7 @@ func nativeDifferential(t *testing.T, compiled map[string]bool) {
 	}
 	// (2) only the compiled policies: the webhook configurations removed.
 	withoutWebhooks(t, func() {
+		nativePriority(t)
 		for i := range cases {
 			if cases[i].skip == "" {
 				cases[i].nativeOne = dryRun(t, cases[i].pod, cases[i].ns.name)
@@ -312,6 +311,16 @@ func compareNative(t *testing.T, c *nativeCase, compiled map[string]bool) {
 			t.Errorf("%s: a pod the webhook leaves alone is stored differently under the compiled policies at %v", where, diffs)
 		}
 	}
+	// The compiled mutation (the priority class): where the webhook writes it, the compiled
+	// policies alone store the same class and the Priority plugin's value for it.
+	if c.webhook.allowed && c.nativeOne.allowed && patchesPriority(c.review) {
+		for _, field := range []string{"priorityClassName", "priority", "preemptionPolicy"} {
+			w, n := path(c.webhook.stored, "spec", field), path(c.nativeOne.stored, "spec", field)
+			if fmt.Sprint(w) != fmt.Sprint(n) {
+				t.Errorf("%s: spec.%s is %v with the webhook, %v with the compiled policies alone", where, field, w, n)
+			}
+		}
+	}
 	// The webhook's verdict and message on the compiled rules.
 	switch {
 	case want == "" || exempt:
@@ -332,6 +341,16 @@ func compareNative(t *testing.T, c *nativeCase, compiled map[string]bool) {
 			t.Errorf("%s: warn mode: no warning carries the webhook's message %q:\n%v", where, want, c.nativeOne.warnings)
 		}
 	}
+}
+
+// patchesPriority: the webhook's patch writes the pod's priority class.
+func patchesPriority(review map[string]any) bool {
+	for _, op := range asList(review["patch"]) {
+		if str(path(op, "path")) == "/spec/priorityClassName" {
+			return true
+		}
+	}
+	return false
 }
 
 var nativeDenial = regexp.MustCompile(`denied (?:the )?request: (.*)$`)
@@ -494,6 +513,32 @@ func largePod() generated {
 		map[string]any{"containers": containers, "volumes": volumes})}
 }
 
+// nativePriority: with only the compiled policies, a training pod created for real gets the
+// class's priority class from the MutatingAdmissionPolicy and, from the Priority plugin run again
+// after it, that class's priority value (the plugin runs before admission policies and had
+// written the default's).
+func nativePriority(t *testing.T) {
+	want := strings.TrimSpace(mustKubectl(t, "", "get", "priorityclass", "gpu-training", "-o", "jsonpath={.value}"))
+	pod := mustJSON(podOf("native-priority", map[string]string{"gpu-admission.io/class": "training"},
+		map[string]any{"containers": []any{container("main", map[string]string{"nvidia.com/gpu": "1"})}}))
+	var got string
+	eventually(t, 60*time.Second, "the compiled MutatingAdmissionPolicy writes the priority class", func() error {
+		r := kubectl(pod, "-n", "nb-enforce", "create", "--dry-run=server", "-o",
+			"jsonpath={.spec.priorityClassName} {.spec.priority}", "-f", "-")
+		if r.Err != nil {
+			return fmt.Errorf("%s", r.combined())
+		}
+		if got = strings.TrimSpace(r.Stdout); !strings.HasPrefix(got, "gpu-training") {
+			return fmt.Errorf("stored %q", got)
+		}
+		return nil
+	})
+	if got != "gpu-training "+want {
+		t.Errorf("with only the compiled policies the pod is stored with priorityClassName/priority %q, want %q",
+			got, "gpu-training "+want)
+	}
+}
+
 // waitNativeWarn waits until the apiserver evaluates the compiled warn policy: a training pod
 // over its maximum in a warn namespace comes back with the policy's warning.
 func waitNativeWarn(t *testing.T) {
@@ -543,14 +588,18 @@ func withoutWebhooks(t *testing.T, f func()) {
 	f()
 }
 
-// withoutNative runs f with the compiled bindings deleted, then restores them.
+// withoutNative runs f with the compiled bindings (validating and mutating) deleted, then
+// restores them.
 func withoutNative(t *testing.T, f func()) {
-	bindings := getJSON(t, "validatingadmissionpolicybinding", "-l", "app.kubernetes.io/managed-by=gpu-admission")
-	items := asList(bindings["items"])
+	const selector = "app.kubernetes.io/managed-by=gpu-admission"
+	var items []any
+	for _, kind := range []string{"validatingadmissionpolicybinding", "mutatingadmissionpolicybinding"} {
+		items = append(items, asList(getJSON(t, kind, "-l", selector)["items"])...)
+		mustKubectl(t, "", "delete", kind, "-l", selector)
+	}
 	if len(items) == 0 {
 		t.Fatal("no compiled binding installed")
 	}
-	mustKubectl(t, "", "delete", "validatingadmissionpolicybinding", "-l", "app.kubernetes.io/managed-by=gpu-admission")
 	defer func() {
 		for _, it := range items {
 			m := it.(map[string]any)
@@ -563,6 +612,8 @@ func withoutNative(t *testing.T, f func()) {
 		}
 		waitNativeWarn(t)
 	}()
+	// The bindings go in one watch stream per kind; the validating one is observable (its warning
+	// disappears), the mutating one left at the same moment.
 	pod := mustJSON(podOf("native-marker", map[string]string{"gpu-admission.io/class": "training"},
 		map[string]any{"containers": []any{container("main", map[string]string{"nvidia.com/gpu": "9"})}}))
 	eventually(t, 60*time.Second, "the apiserver stops evaluating the compiled policies", func() error {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/classify/class_placement.hpp"
 #include "native/cel_text.hpp"
 #include "native/pod_cel.hpp"
 #include "native/rules_cel.hpp"
@@ -174,6 +175,88 @@ std::string bindingYaml(const policy::PolicySet& p, const char* mode, const char
   return doc.render();
 }
 
+// engine/mutate/mutate_priority: the class's priority class where the pod named none or the
+// cluster default (or the class overrides), for the pods the class places; the Priority plugin's
+// spec.priority and preemptionPolicy of the old class are removed for it to fill in again.
+// Empty when no class writes one.
+std::string priorityVariable(const policy::PolicySet& p) {
+  const std::string name =
+      "(has(object.spec.priorityClassName) ? object.spec.priorityClassName : \"\")";
+  std::string out = "\"\"";
+  bool any = false;
+  for (std::size_t i = p.classes.size(); i-- > 0;) {
+    const auto& c = p.classes[i];
+    if (!c.priorityClassName || c.effects.priorityClass != policy::EffectMode::Mutate) continue;
+    any = true;
+    const std::string notChosen =
+        c.overridePriorityClass
+            ? ""
+            : "(" + name + " == \"\"" +
+                  (p.globalDefaultPriorityClass
+                       ? " || " + name + " == " + cel::str(*p.globalDefaultPriorityClass)
+                       : std::string()) +
+                  ")";
+    const std::string cond = cel::allOf(
+        {"variables.cls == " + cel::str(c.name), engine::placesCpuPods(c) ? "" : "variables.hasGpu",
+         name + " != " + cel::str(*c.priorityClassName), notChosen});
+    out = "(" + cond + " ? " + cel::str(*c.priorityClassName) + " : " + out + ")";
+  }
+  if (!any) return "";
+  // No mutation where the webhook makes none: exempt, skipped or validate-only, observe mode.
+  return "(variables.exempt || variables.skip != \"\" || variables.mode == \"observe\") ? \"\" : " +
+         out;
+}
+
+constexpr const char* kPriorityPatch =
+    "variables.priority == \"\" ? [] : [JSONPatch{op: has(object.spec.priorityClassName) ? "
+    "\"replace\" : \"add\", path: \"/spec/priorityClassName\", value: variables.priority}] + "
+    "(has(object.spec.priority) ? [JSONPatch{op: \"remove\", path: \"/spec/priority\"}] : []) + "
+    "(has(object.spec.preemptionPolicy) ? [JSONPatch{op: \"remove\", path: "
+    "\"/spec/preemptionPolicy\"}] : [])";
+
+std::string mutatingYaml(const policy::PolicySet& p, std::vector<CelVariable> vars,
+                         const std::string& priority) {
+  vars.push_back({"priority", priority});
+  Yaml variables = Yaml::list();
+  for (const auto& v : vars)
+    variables.push(std::move(
+        Yaml::map().set("name", v.name).set("expression", cel::lowerBinds(v.expression))));
+  Yaml rule = Yaml::map();
+  rule.set("apiGroups", strings({""}))
+      .set("apiVersions", strings({"v1"}))
+      .set("operations", strings({"CREATE"}))
+      .set("resources", strings({"pods"}));
+  Yaml constraints = Yaml::map();
+  if (!p.exemptNamespaces.empty()) constraints.set("namespaceSelector", exemptedNamespaces(p));
+  constraints.set("resourceRules", std::move(Yaml::list().push(std::move(rule))));
+  Yaml mutation = Yaml::map();
+  mutation.set("patchType", "JSONPatch")
+      .set("jsonPatch", std::move(Yaml::map().set("expression", kPriorityPatch)));
+  Yaml spec = Yaml::map();
+  // A pod the policy cannot mutate is still admitted, as the webhook's mutating configuration
+  // fails open; IfNeeded lets the webhook's own changes be seen by it again.
+  spec.set("failurePolicy", "Ignore")
+      .set("reinvocationPolicy", "IfNeeded")
+      .set("matchConstraints", std::move(constraints))
+      .set("variables", std::move(variables))
+      .set("mutations", std::move(Yaml::list().push(std::move(mutation))));
+  Yaml doc = Yaml::map();
+  doc.set("apiVersion", "admissionregistration.k8s.io/v1")
+      .set("kind", "MutatingAdmissionPolicy")
+      .set("metadata", metadata(std::string(kPrefix) + "priority", p))
+      .set("spec", std::move(spec));
+  return doc.render();
+}
+
+std::string mutatingBindingYaml(const policy::PolicySet& p) {
+  Yaml doc = Yaml::map();
+  doc.set("apiVersion", "admissionregistration.k8s.io/v1")
+      .set("kind", "MutatingAdmissionPolicyBinding")
+      .set("metadata", metadata(std::string(kPrefix) + "priority", p))
+      .set("spec", std::move(Yaml::map().set("policyName", std::string(kPrefix) + "priority")));
+  return doc.render();
+}
+
 // The rollout modes some namespace can be in (no rule matching = enforce); observe changes
 // nothing and gets no policy.
 std::vector<policy::Mode> reachableModes(const policy::PolicySet& p) {
@@ -209,6 +292,8 @@ std::string reportText(const NativeOutput& native, std::string_view prefix) {
   out.append(prefix).append("compiled into the apiserver (ValidatingAdmissionPolicy):\n");
   for (const auto& r : rules)
     if (r.compiled) out.append(prefix).append("  ").append(r.rule).append("\n");
+  out.append(prefix).append("mutations compiled into the apiserver (MutatingAdmissionPolicy):\n");
+  for (const auto& m : native.mutations) out.append(prefix).append("  ").append(m).append("\n");
   out.append(prefix).append("not compiled (the webhook alone enforces these):\n");
   for (const auto& r : rules)
     if (!r.compiled)
@@ -221,8 +306,9 @@ std::string reportText(const NativeOutput& native, std::string_view prefix) {
 // What the webhook does that the compiled policies do not, for this policy.
 std::vector<std::string> limitations(const policy::PolicySet& p) {
   std::vector<std::string> out{
-      "mutations (placement, tolerations, priority class, resource renames, deadlines, device "
-      "variables) are not compiled: only the webhook mutates",
+      "mutations other than the priority class (placement, tolerations, resource renames, "
+      "deadlines, device variables, runtime class, container defaults, decision annotations) are "
+      "not compiled: only the webhook writes them",
       "workload pod templates are not judged: the compiled policies match pods",
       "a warning says the webhook's message after the apiserver's \"Validation failed for "
       "ValidatingAdmissionPolicy ...\" prefix, one warning for all violations",
@@ -249,8 +335,15 @@ NativeOutput compileNative(const policy::PolicySet& p) {
     out.rules = reports(false, e.what());
     return out;
   }
+  const std::vector<CelVariable> podVars = vars;
   vars.push_back({"violations", violationList(p)});
   out.rules = reports(true, "");
+  const std::string priority = priorityVariable(p);
+  if (!priority.empty())
+    out.mutations.push_back(
+        "priority class (gpu-admission-priority): the class's "
+        "priorityClassName, spec.priority and preemptionPolicy removed for "
+        "the Priority plugin to fill in again");
   const std::string header = "# Generated by gpu-admission compile --to native from policy \"" +
                              p.name + "\" (revision " + p.revision + "). Do not edit.\n" +
                              reportText(out, "# ") + "---\n";
@@ -260,6 +353,11 @@ NativeOutput compileNative(const policy::PolicySet& p) {
                            header + policyYaml(p, vars, m));
     out.files.emplace_back(std::string("validating-binding-") + m + ".yaml",
                            header + bindingYaml(p, m, actionOf(mode)));
+  }
+  if (!priority.empty() && !out.files.empty()) {
+    out.files.emplace_back("mutating-policy-priority.yaml",
+                           header + mutatingYaml(p, podVars, priority));
+    out.files.emplace_back("mutating-binding-priority.yaml", header + mutatingBindingYaml(p));
   }
   return out;
 }

@@ -24,6 +24,8 @@ struct NativeOutput {
   // name -> manifest (one Kubernetes object per file), in a fixed order.
   std::vector<std::pair<std::string, std::string>> files;
   std::vector<RuleReport> rules;  // every rule id of the engine, in policy/rule_ids order
+  // The webhook's mutations compiled into MutatingAdmissionPolicies, in words.
+  std::vector<std::string> mutations;
   // What the compiled form does not do that the webhook does, beyond single rules.
   std::vector<std::string> limitations;
 };

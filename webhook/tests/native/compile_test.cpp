@@ -151,6 +151,22 @@ TEST(CompileNative, TheDenialCarriesTheWebhooksWords) {
   EXPECT_EQ(vap.find("cel.bind"), std::string::npos) << "Kubernetes has no cel.bind";
 }
 
+TEST(CompileNative, APriorityClassIsWrittenByAMutatingAdmissionPolicy) {
+  EXPECT_EQ(compileNative(load(kPolicy)).files.size(), 6u) << "no class sets a priority class";
+  std::string yaml = kPolicy;
+  yaml.replace(yaml.find("    gpus: {maxPerPod: 8}"), 0, "    priorityClassName: gpu-training\n");
+  const auto out = compileNative(load(yaml));
+  const std::string map = fileNamed(out, "mutating-policy-priority.yaml");
+  EXPECT_NE(map.find("kind: \"MutatingAdmissionPolicy\""), std::string::npos);
+  EXPECT_NE(map.find("reinvocationPolicy: \"IfNeeded\""), std::string::npos);
+  // As engine/mutate/mutate_priority: the class's name, and the plugin's value removed.
+  EXPECT_NE(map.find(R"(variables.cls == \"training\" && variables.hasGpu)"), std::string::npos);
+  EXPECT_NE(map.find(R"(JSONPatch{op: \"remove\", path: \"/spec/priority\"})"), std::string::npos);
+  EXPECT_NE(fileNamed(out, "mutating-binding-priority.yaml")
+                .find("policyName: \"gpu-admission-priority\""),
+            std::string::npos);
+}
+
 TEST(CompileNative, ExemptNamespacesAreLeftOutBeforeAnyCelRuns) {
   std::string yaml = kPolicy;
   yaml.replace(yaml.find("spec:\n"), 6,
