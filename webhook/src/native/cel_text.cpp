@@ -83,7 +83,9 @@ std::string labelSelector(const kube::LabelSelector& selector, std::string_view 
 std::string namespaceSelector(const policy::NamespaceSelector& selector) {
   const std::string names =
       selector.names.empty() ? "" : "(variables.nsName in " + strList(selector.names) + ")";
-  return allOf({names, labelSelector(selector.labels, "variables.nsLabels")});
+  const std::string labels =
+      selector.labels.empty() ? "" : labelSelector(selector.labels, "variables.nsLabels");
+  return allOf({names, labels});
 }
 
 std::string namespaceExemption(const policy::NamespaceExemption& exemption) {
