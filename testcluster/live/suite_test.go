@@ -22,6 +22,7 @@ func TestLive(t *testing.T) {
 	t.Run("MatchConditions", testMatchConditions)
 	t.Run("TemplateMutation", testTemplateMutation)
 	t.Run("DRA", testDRA)
+	t.Run("NativeBackstop", testNativeBackstop)
 	t.Run("ApiserverLatency", testApiserverLatency)
 	t.Run("Faults", testFaults)
 }

@@ -43,6 +43,9 @@ TEST_F(CommandLineTest, HelpListsEveryFlag) {
       {{"quotas", "render"},
        {"--policies PATH", "--namespaces FILE", "--namespace NS[=K=V,...]", "-o, --output FILE",
         "Exit status: 0 rendered"}},
+      {{"compile"},
+       {"usage: gpu-admission compile --to native", "--to TARGET", "--policies PATH",
+        "-o, --output-dir DIR", "--explain", "Exit status: 0 written"}},
       {{"lint"}, {"usage: gpu-admission lint [DIR|FILE...]", "Exit status: 0 when"}},
       {{"version"}, {"usage: gpu-admission version", "-DGPUA_REVISION"}},
   };

@@ -1,0 +1,180 @@
+#include "native/cel_text.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace gpua::native::cel {
+
+std::string str(std::string_view text) {
+  std::string out = "\"";
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c < 0x20 || c == 0x7F) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+std::string strList(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? ", " : "") + str(items[i]);
+  return out + "]";
+}
+
+namespace {
+
+std::string joined(const std::vector<std::string>& parts, std::string_view op,
+                   std::string_view none) {
+  std::vector<const std::string*> kept;
+  for (const auto& p : parts)
+    if (!p.empty()) kept.push_back(&p);
+  if (kept.empty()) return std::string(none);
+  if (kept.size() == 1) return *kept.front();
+  std::string out = "(";
+  for (std::size_t i = 0; i < kept.size(); ++i) {
+    if (i) out.append(" ").append(op).append(" ");
+    out += *kept[i];
+  }
+  return out + ")";
+}
+
+std::string requirement(const kube::SelectorRequirement& r, std::string_view labels) {
+  const std::string has = "(" + str(r.key) + " in " + std::string(labels) + ")";
+  const std::string value = std::string(labels) + "[" + str(r.key) + "]";
+  switch (r.op) {
+    case kube::SelectorOperator::In:
+      return "(" + has + " && " + value + " in " + strList(r.values) + ")";
+    case kube::SelectorOperator::NotIn:
+      return "(!" + has + " || !(" + value + " in " + strList(r.values) + "))";
+    case kube::SelectorOperator::Exists:
+      return has;
+    case kube::SelectorOperator::DoesNotExist:
+      return "!" + has;
+  }
+  return "false";
+}
+
+}  // namespace
+
+std::string allOf(const std::vector<std::string>& parts) {
+  return joined(parts, "&&", "true");
+}
+
+std::string anyOf(const std::vector<std::string>& parts) {
+  return joined(parts, "||", "false");
+}
+
+std::string labelSelector(const kube::LabelSelector& selector, std::string_view labels) {
+  std::vector<std::string> parts;
+  for (const auto& [k, v] : selector.matchLabels)
+    parts.push_back(requirement({k, kube::SelectorOperator::In, {v}}, labels));
+  for (const auto& r : selector.matchExpressions) parts.push_back(requirement(r, labels));
+  return allOf(parts);
+}
+
+std::string namespaceSelector(const policy::NamespaceSelector& selector) {
+  const std::string names =
+      selector.names.empty() ? "" : "(variables.nsName in " + strList(selector.names) + ")";
+  const std::string labels =
+      selector.labels.empty() ? "" : labelSelector(selector.labels, "variables.nsLabels");
+  return allOf({names, labels});
+}
+
+std::string namespaceExemption(const policy::NamespaceExemption& exemption) {
+  const std::string names =
+      exemption.names.empty() ? "" : "(variables.nsName in " + strList(exemption.names) + ")";
+  const std::string labels =
+      exemption.labels.empty() ? "" : labelSelector(exemption.labels, "variables.nsLabels");
+  return anyOf({names, labels});
+}
+
+std::string cut(std::string_view expr, std::size_t max) {
+  const std::string e(expr);
+  const std::string n = std::to_string(max);
+  return "(size(" + e + ") > " + n + " ? " + e + ".substring(0, " + n + ") + \"...\" : " + e + ")";
+}
+
+namespace {
+
+constexpr std::string_view kBind = "cel.bind(";
+
+// The end of the string literal starting at `i` (its closing quote).
+std::size_t literalEnd(std::string_view s, std::size_t i) {
+  const char quote = s[i];
+  for (++i; i < s.size(); ++i) {
+    if (s[i] == '\\') {
+      ++i;
+    } else if (s[i] == quote) {
+      return i;
+    }
+  }
+  return s.size();
+}
+
+// The top-level arguments of the call whose '(' is at `open`; `close` gets its ')'.
+std::vector<std::string_view> callArguments(std::string_view s, std::size_t open,
+                                            std::size_t& close) {
+  std::vector<std::string_view> args;
+  int depth = 0;
+  std::size_t start = open + 1;
+  for (std::size_t i = open; i < s.size(); ++i) {
+    const char c = s[i];
+    if (c == '"' || c == '\'') {
+      i = literalEnd(s, i);
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if (c == ')' || c == ']' || c == '}') {
+      if (--depth == 0) {
+        args.push_back(s.substr(start, i - start));
+        close = i;
+        return args;
+      }
+    } else if (c == ',' && depth == 1) {
+      args.push_back(s.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  throw std::invalid_argument("cel.bind without its closing parenthesis");
+}
+
+std::string_view trimmed(std::string_view s) {
+  while (!s.empty() && s.front() == ' ') s.remove_prefix(1);
+  while (!s.empty() && s.back() == ' ') s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+std::string lowerBinds(std::string_view expr) {
+  std::string out;
+  for (std::size_t i = 0; i < expr.size(); ++i) {
+    const char c = expr[i];
+    if (c == '"' || c == '\'') {
+      const std::size_t end = literalEnd(expr, i);
+      out.append(expr.substr(i, end - i + 1));
+      i = end;
+      continue;
+    }
+    if (expr.substr(i).starts_with(kBind)) {
+      std::size_t close = 0;
+      const auto args = callArguments(expr, i + kBind.size() - 1, close);
+      if (args.size() != 3) throw std::invalid_argument("cel.bind takes 3 arguments");
+      out += "[" + lowerBinds(trimmed(args[1])) + "].map(" + std::string(trimmed(args[0])) + ", " +
+             lowerBinds(trimmed(args[2])) + ")[0]";
+      i = close;
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace gpua::native::cel

@@ -1,0 +1,48 @@
+// CEL source text for the compiled admission policies: literals, and the policy's selectors
+// (label selectors, namespace selectors, namespace exemptions) as CEL over the variables every
+// compiled policy declares (variables.nsName, variables.nsLabels). One place writes CEL syntax,
+// so escaping is decided once.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kube/label_selector.hpp"
+#include "policy/namespace_exemption.hpp"
+#include "policy/namespace_selector.hpp"
+
+namespace gpua::native::cel {
+
+// "text" as a CEL double-quoted string literal (backslash, quote and control bytes escaped).
+std::string str(std::string_view text);
+
+// ["a", "b"]
+std::string strList(const std::vector<std::string>& items);
+
+// `a && b && ...` of the non-empty parts, parenthesized; "true" when there are none.
+std::string allOf(const std::vector<std::string>& parts);
+// `a || b || ...`; "false" when there are none.
+std::string anyOf(const std::vector<std::string>& parts);
+
+// Kubernetes' label selector semantics over the string map `labels` (a CEL expression).
+std::string labelSelector(const kube::LabelSelector& selector, std::string_view labels);
+
+// A policy namespace selector: the listed names (if any) AND the label selector, over
+// variables.nsName and variables.nsLabels.
+std::string namespaceSelector(const policy::NamespaceSelector& selector);
+
+// spec.exempt.namespaces: a listed name OR matching labels.
+std::string namespaceExemption(const policy::NamespaceExemption& exemption);
+
+// `(size(x) > max ? x.substring(0, max) + "..." : x)`: engine::text::oneLine's cut for the
+// ASCII names Kubernetes allows in object names and label values.
+std::string cut(std::string_view expr, std::size_t max);
+
+// Kubernetes does not enable cel-go's cel.bind (ext.Bindings): the compiler writes
+// `cel.bind(x, init, body)`, which reads as what it means, and lowers every one (nested ones
+// too) to `[init].map(x, body)[0]`, the same binding with the libraries Kubernetes has.
+// String literals are left alone.
+std::string lowerBinds(std::string_view expr);
+
+}  // namespace gpua::native::cel

@@ -1,0 +1,365 @@
+#include "native/compile.hpp"
+
+#include <algorithm>
+
+#include "engine/classify/class_placement.hpp"
+#include "native/cel_text.hpp"
+#include "native/pod_cel.hpp"
+#include "native/rules_cel.hpp"
+#include "native/yaml_out.hpp"
+#include "policy/rule_ids.hpp"
+
+namespace gpua::native {
+
+namespace rules = policy::rules;
+
+namespace {
+
+constexpr const char* kPrefix = "gpu-admission-";
+
+// Why a rule the engine has is not compiled, when it never can be or need not be.
+struct Fixed {
+  const char* rule;
+  const char* why;
+};
+
+constexpr Fixed kNeverCompiled[] = {
+    {rules::kQuota,
+     "reads other objects: the namespace's live GPU usage (ResourceQuota, "
+     "`gpu-admission quotas render`, is the native backstop for quotas)"},
+    {rules::kQuotaUnavailable, "reads other objects: whether live GPU usage is known"},
+    {rules::kNoCapacity, "reads other objects: the pools' nodes (supply)"},
+    {rules::kGpuStranding, "reads other objects: the pools' nodes (CPU and memory per GPU)"},
+    {rules::kInvalidPod,
+     "the apiserver's own validation refuses an ill-typed pod before "
+     "admission policies run"},
+    {rules::kInvalidGpuQuantity,
+     "the apiserver's own validation refuses a fractional extended "
+     "resource before admission policies run"},
+    {rules::kRequestsLimitsMismatch,
+     "the apiserver's own validation refuses an extended "
+     "resource whose request differs from its limit"},
+};
+
+const char* kNotYet =
+    "per-object, so CEL can express it, but the compiler does not write it yet: the webhook "
+    "alone enforces it";
+
+std::vector<RuleReport> reports(bool compiled, const std::string& notCompilable) {
+  std::vector<RuleReport> out;
+  const auto& done = compiledRuleIds();
+  for (const auto& id : policy::knownRuleIds()) {
+    RuleReport r{id, false, "", kNotYet};
+    for (const auto& f : kNeverCompiled)
+      if (id == f.rule) r.why = f.why;
+    if (std::find(done.begin(), done.end(), id) != done.end()) {
+      if (compiled) {
+        r.compiled = true;
+        r.where = std::string("ValidatingAdmissionPolicy ") + kPrefix + "<mode>";
+        r.why.clear();
+      } else {
+        r.why = notCompilable;
+      }
+    }
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Yaml metadata(const std::string& name, const policy::PolicySet& p) {
+  return std::move(
+      Yaml::map()
+          .set("name", name)
+          .set("labels",
+               std::move(Yaml::map().set("app.kubernetes.io/managed-by", "gpu-admission")))
+          .set("annotations", std::move(Yaml::map()
+                                            .set("gpu-admission.io/policy", p.name)
+                                            .set("gpu-admission.io/policy-revision", p.revision))));
+}
+
+Yaml strings(std::initializer_list<const char*> items) {
+  Yaml l = Yaml::list();
+  for (const char* s : items) l.push(Yaml::str(s));
+  return l;
+}
+
+// The message of the first violation, and how many more, as engine/verdict's denial says it.
+constexpr const char* kFirstWithCount =
+    "variables.violations[0] + (size(variables.violations) > 1 ? \" (and \" + "
+    "string(size(variables.violations) - 1) + \" more)\" : \"\")";
+
+Yaml expression(const std::string& key, const char* op, const std::vector<std::string>& values) {
+  Yaml e = Yaml::map();
+  e.set("key", key).set("operator", op);
+  if (!values.empty()) {
+    Yaml v = Yaml::list();
+    for (const auto& x : values) v.push(Yaml::str(x));
+    e.set("values", std::move(v));
+  }
+  return e;
+}
+
+// The exempt namespaces, left out before any CEL runs (as the webhook configurations leave them
+// out), so that no error of a compiled expression can ever stop a pod of the control plane: the
+// exempt names, and the exemption's label when it is one requirement a selector can negate.
+// variables.exempt still decides; this only keeps the apiserver from evaluating.
+Yaml exemptedNamespaces(const policy::PolicySet& p) {
+  Yaml exprs = Yaml::list();
+  const auto& ex = p.exemptNamespaces;
+  if (!ex.names.empty()) exprs.push(expression("kubernetes.io/metadata.name", "NotIn", ex.names));
+  const auto& sel = ex.labels;
+  if (sel.matchLabels.size() == 1 && sel.matchExpressions.empty()) {
+    const auto& [k, v] = *sel.matchLabels.begin();
+    exprs.push(expression(k, "NotIn", {v}));
+  } else if (sel.matchLabels.empty() && sel.matchExpressions.size() == 1) {
+    const auto& r = sel.matchExpressions.front();
+    switch (r.op) {
+      case kube::SelectorOperator::In:
+        exprs.push(expression(r.key, "NotIn", r.values));
+        break;
+      case kube::SelectorOperator::Exists:
+        exprs.push(expression(r.key, "DoesNotExist", {}));
+        break;
+      default:  // NotIn and DoesNotExist negate to selectors that need an OR: CEL decides
+        break;
+    }
+  }
+  return std::move(Yaml::map().set("matchExpressions", std::move(exprs)));
+}
+
+std::string policyYaml(const policy::PolicySet& p, const std::vector<CelVariable>& vars,
+                       const char* mode) {
+  Yaml variables = Yaml::list();
+  for (const auto& v : vars)
+    variables.push(std::move(
+        Yaml::map().set("name", v.name).set("expression", cel::lowerBinds(v.expression))));
+  Yaml rule = Yaml::map();
+  rule.set("apiGroups", strings({""}))
+      .set("apiVersions", strings({"v1"}))
+      .set("operations", strings({"CREATE"}))
+      .set("resources", strings({"pods"}));
+  Yaml validation = Yaml::map();
+  validation
+      .set("expression", std::string("variables.mode != \"") + mode +
+                             "\" || variables.exempt || variables.skip == \"skip\" || "
+                             "size(variables.violations) == 0")
+      .set("messageExpression", kFirstWithCount)
+      .set("reason", "Forbidden");
+  Yaml spec = Yaml::map();
+  // A backstop that admits on a CEL error is no backstop in enforce mode; warn and audit only
+  // report, so an error there must not stop a pod.
+  Yaml constraints = Yaml::map();
+  if (!p.exemptNamespaces.empty()) constraints.set("namespaceSelector", exemptedNamespaces(p));
+  constraints.set("resourceRules", std::move(Yaml::list().push(std::move(rule))));
+  spec.set("failurePolicy", std::string(mode) == "enforce" ? "Fail" : "Ignore")
+      .set("matchConstraints", std::move(constraints))
+      .set("variables", std::move(variables))
+      .set("validations", std::move(Yaml::list().push(std::move(validation))));
+  Yaml doc = Yaml::map();
+  doc.set("apiVersion", "admissionregistration.k8s.io/v1")
+      .set("kind", "ValidatingAdmissionPolicy")
+      .set("metadata", metadata(kPrefix + std::string(mode), p))
+      .set("spec", std::move(spec));
+  return doc.render();
+}
+
+std::string bindingYaml(const policy::PolicySet& p, const char* mode, const char* action) {
+  Yaml spec = Yaml::map();
+  spec.set("policyName", kPrefix + std::string(mode))
+      .set("validationActions", std::move(Yaml::list().push(Yaml::str(action))));
+  Yaml doc = Yaml::map();
+  doc.set("apiVersion", "admissionregistration.k8s.io/v1")
+      .set("kind", "ValidatingAdmissionPolicyBinding")
+      .set("metadata", metadata(kPrefix + std::string(mode), p))
+      .set("spec", std::move(spec));
+  return doc.render();
+}
+
+// engine/mutate/mutate_priority: the class's priority class where the pod named none or the
+// cluster default (or the class overrides), for the pods the class places; the Priority plugin's
+// spec.priority and preemptionPolicy of the old class are removed for it to fill in again.
+// Empty when no class writes one.
+std::string priorityVariable(const policy::PolicySet& p) {
+  const std::string name =
+      "(has(object.spec.priorityClassName) ? object.spec.priorityClassName : \"\")";
+  std::string out = "\"\"";
+  bool any = false;
+  for (std::size_t i = p.classes.size(); i-- > 0;) {
+    const auto& c = p.classes[i];
+    if (!c.priorityClassName || c.effects.priorityClass != policy::EffectMode::Mutate) continue;
+    any = true;
+    const std::string notChosen =
+        c.overridePriorityClass
+            ? ""
+            : "(" + name + " == \"\"" +
+                  (p.globalDefaultPriorityClass
+                       ? " || " + name + " == " + cel::str(*p.globalDefaultPriorityClass)
+                       : std::string()) +
+                  ")";
+    const std::string cond = cel::allOf(
+        {"variables.cls == " + cel::str(c.name), engine::placesCpuPods(c) ? "" : "variables.hasGpu",
+         name + " != " + cel::str(*c.priorityClassName), notChosen});
+    out = "(" + cond + " ? " + cel::str(*c.priorityClassName) + " : " + out + ")";
+  }
+  if (!any) return "";
+  // No mutation where the webhook makes none: exempt, skipped or validate-only, observe mode.
+  return "(variables.exempt || variables.skip != \"\" || variables.mode == \"observe\") ? \"\" : " +
+         out;
+}
+
+constexpr const char* kPriorityPatch =
+    "variables.priority == \"\" ? [] : [JSONPatch{op: has(object.spec.priorityClassName) ? "
+    "\"replace\" : \"add\", path: \"/spec/priorityClassName\", value: variables.priority}] + "
+    "(has(object.spec.priority) ? [JSONPatch{op: \"remove\", path: \"/spec/priority\"}] : []) + "
+    "(has(object.spec.preemptionPolicy) ? [JSONPatch{op: \"remove\", path: "
+    "\"/spec/preemptionPolicy\"}] : [])";
+
+std::string mutatingYaml(const policy::PolicySet& p, std::vector<CelVariable> vars,
+                         const std::string& priority) {
+  vars.push_back({"priority", priority});
+  Yaml variables = Yaml::list();
+  for (const auto& v : vars)
+    variables.push(std::move(
+        Yaml::map().set("name", v.name).set("expression", cel::lowerBinds(v.expression))));
+  Yaml rule = Yaml::map();
+  rule.set("apiGroups", strings({""}))
+      .set("apiVersions", strings({"v1"}))
+      .set("operations", strings({"CREATE"}))
+      .set("resources", strings({"pods"}));
+  Yaml constraints = Yaml::map();
+  if (!p.exemptNamespaces.empty()) constraints.set("namespaceSelector", exemptedNamespaces(p));
+  constraints.set("resourceRules", std::move(Yaml::list().push(std::move(rule))));
+  Yaml mutation = Yaml::map();
+  mutation.set("patchType", "JSONPatch")
+      .set("jsonPatch", std::move(Yaml::map().set("expression", kPriorityPatch)));
+  Yaml spec = Yaml::map();
+  // A pod the policy cannot mutate is still admitted, as the webhook's mutating configuration
+  // fails open; IfNeeded lets the webhook's own changes be seen by it again.
+  spec.set("failurePolicy", "Ignore")
+      .set("reinvocationPolicy", "IfNeeded")
+      .set("matchConstraints", std::move(constraints))
+      .set("variables", std::move(variables))
+      .set("mutations", std::move(Yaml::list().push(std::move(mutation))));
+  Yaml doc = Yaml::map();
+  doc.set("apiVersion", "admissionregistration.k8s.io/v1")
+      .set("kind", "MutatingAdmissionPolicy")
+      .set("metadata", metadata(std::string(kPrefix) + "priority", p))
+      .set("spec", std::move(spec));
+  return doc.render();
+}
+
+std::string mutatingBindingYaml(const policy::PolicySet& p) {
+  Yaml doc = Yaml::map();
+  doc.set("apiVersion", "admissionregistration.k8s.io/v1")
+      .set("kind", "MutatingAdmissionPolicyBinding")
+      .set("metadata", metadata(std::string(kPrefix) + "priority", p))
+      .set("spec", std::move(Yaml::map().set("policyName", std::string(kPrefix) + "priority")));
+  return doc.render();
+}
+
+// The rollout modes some namespace can be in (no rule matching = enforce); observe changes
+// nothing and gets no policy.
+std::vector<policy::Mode> reachableModes(const policy::PolicySet& p) {
+  std::vector<policy::Mode> out;
+  bool catchAll = false;
+  for (const auto& r : p.rollout) {
+    if (!catchAll && std::find(out.begin(), out.end(), r.mode) == out.end()) out.push_back(r.mode);
+    if (!r.namespaces) catchAll = true;
+  }
+  if (!catchAll && std::find(out.begin(), out.end(), policy::Mode::Enforce) == out.end())
+    out.push_back(policy::Mode::Enforce);
+  std::erase(out, policy::Mode::Observe);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+const char* actionOf(policy::Mode m) {
+  switch (m) {
+    case policy::Mode::Enforce:
+      return "Deny";
+    case policy::Mode::Warn:
+      return "Warn";
+    default:
+      return "Audit";
+  }
+}
+
+}  // namespace
+
+std::string reportText(const NativeOutput& native, std::string_view prefix) {
+  const auto& rules = native.rules;
+  std::string out;
+  out.append(prefix).append("compiled into the apiserver (ValidatingAdmissionPolicy):\n");
+  for (const auto& r : rules)
+    if (r.compiled) out.append(prefix).append("  ").append(r.rule).append("\n");
+  out.append(prefix).append("mutations compiled into the apiserver (MutatingAdmissionPolicy):\n");
+  for (const auto& m : native.mutations) out.append(prefix).append("  ").append(m).append("\n");
+  out.append(prefix).append("not compiled (the webhook alone enforces these):\n");
+  for (const auto& r : rules)
+    if (!r.compiled)
+      out.append(prefix).append("  ").append(r.rule).append(": ").append(r.why).append("\n");
+  out.append(prefix).append("limitations of the compiled form:\n");
+  for (const auto& l : native.limitations) out.append(prefix).append("  ").append(l).append("\n");
+  return out;
+}
+
+// What the webhook does that the compiled policies do not, for this policy.
+std::vector<std::string> limitations(const policy::PolicySet& p) {
+  std::vector<std::string> out{
+      "mutations other than the priority class (placement, tolerations, resource renames, "
+      "deadlines, device variables, runtime class, container defaults, decision annotations) are "
+      "not compiled: only the webhook writes them",
+      "workload pod templates are not judged: the compiled policies match pods",
+      "a warning says the webhook's message after the apiserver's \"Validation failed for "
+      "ValidatingAdmissionPolicy ...\" prefix, one warning for all violations",
+      "\"(and N more)\" counts the compiled rules' violations only",
+      "max-per-pod sums per pod as max(app containers, largest init container), exact for one "
+      "GPU resource per pod"};
+  if (!p.exemptImages.empty())
+    out.push_back("exempt.images is not compiled: pods exempt by their images are judged");
+  for (const auto& e : p.ruleExemptions)
+    if (!e.images.empty()) {
+      out.push_back("ruleExemptions by image are not compiled: such pods are judged");
+      break;
+    }
+  return out;
+}
+
+NativeOutput compileNative(const policy::PolicySet& p) {
+  NativeOutput out;
+  out.limitations = limitations(p);
+  std::vector<CelVariable> vars;
+  try {
+    vars = podVariables(p);
+  } catch (const NotCompilable& e) {
+    out.rules = reports(false, e.what());
+    return out;
+  }
+  const std::vector<CelVariable> podVars = vars;
+  vars.push_back({"violations", violationList(p)});
+  out.rules = reports(true, "");
+  const std::string priority = priorityVariable(p);
+  if (!priority.empty())
+    out.mutations.push_back(
+        "priority class (gpu-admission-priority): the class's "
+        "priorityClassName, spec.priority and preemptionPolicy removed for "
+        "the Priority plugin to fill in again");
+  const std::string header = "# Generated by gpu-admission compile --to native from policy \"" +
+                             p.name + "\" (revision " + p.revision + "). Do not edit.\n" +
+                             reportText(out, "# ") + "---\n";
+  for (const auto mode : reachableModes(p)) {
+    const char* m = policy::modeName(mode);
+    out.files.emplace_back(std::string("validating-policy-") + m + ".yaml",
+                           header + policyYaml(p, vars, m));
+    out.files.emplace_back(std::string("validating-binding-") + m + ".yaml",
+                           header + bindingYaml(p, m, actionOf(mode)));
+  }
+  if (!priority.empty() && !out.files.empty()) {
+    out.files.emplace_back("mutating-policy-priority.yaml",
+                           header + mutatingYaml(p, podVars, priority));
+    out.files.emplace_back("mutating-binding-priority.yaml", header + mutatingBindingYaml(p));
+  }
+  return out;
+}
+
+}  // namespace gpua::native

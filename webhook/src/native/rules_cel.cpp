@@ -1,0 +1,379 @@
+#include "native/rules_cel.hpp"
+
+#include <set>
+
+#include "engine/classify/class_placement.hpp"
+#include "engine/core/text.hpp"
+#include "engine/validate/quota_check.hpp"
+#include "native/cel_text.hpp"
+#include "policy/rule_ids.hpp"
+
+namespace gpua::native {
+
+namespace rules = policy::rules;
+using cel::str;
+
+namespace {
+
+constexpr const char* kSubject = "variables.subject";
+
+// " (label k=v)" or "" when unclassifiedGpuPods assigned the class.
+std::string matchedBy() {
+  return "(variables.matched == \"\" ? \"\" : \" (\" + variables.matched + \")\")";
+}
+
+// selectorWord() of validate_class.cpp.
+std::string selectorWord(const policy::WorkloadClass& cls) {
+  return "(variables.matched == \"\" ? " + str("the labels that select class " + cls.name) +
+         " : variables.matched.startsWith(\"label \") && !variables.matched.contains(\" and \") ? "
+         "\"the \" + variables.matched : " +
+         str("what selects class " + cls.name + " (") + " + variables.matched + \")\")";
+}
+
+// `cond ? [msg] : []`
+std::string one(const std::string& cond, const std::string& msg) {
+  return "(" + cond + " ? [" + msg + "] : [])";
+}
+
+// For the app containers then the init containers matching `cond(c)`: `msg(c, init)` each.
+std::string perContainer(const std::function<std::string(const std::string&)>& cond,
+                         const std::function<std::string(const std::string&, bool)>& msg) {
+  return "(variables.ctrs.filter(c, " + cond("c") + ").map(c, " + msg("c", false) +
+         ") + variables.inits.filter(c, " + cond("c") + ").map(c, " + msg("c", true) + "))";
+}
+
+// The first container (app, then init) for which `cond(c)` holds: `msg(c, init)`, else `none`.
+std::string firstContainer(const std::function<std::string(const std::string&)>& cond,
+                           const std::function<std::string(const std::string&, bool)>& msg,
+                           const std::string& none) {
+  return "(variables.ctrs.exists(c, " + cond("c") + ") ? cel.bind(c, variables.ctrs.filter(c, " +
+         cond("c") + ")[0], " + msg("c", false) + ") : variables.inits.exists(c, " + cond("c") +
+         ") ? cel.bind(c, variables.inits.filter(c, " + cond("c") + ")[0], " + msg("c", true) +
+         ") : " + none + ")";
+}
+
+std::string visibleDevices(const policy::PolicySet& p) {
+  if (!p.fieldGuards.visibleDevicesEnv) return "";
+  const ContainerCel cc{p};
+  // field_guards.cpp: NVIDIA_/CUDA_VISIBLE_DEVICES not void, none or empty (valueFrom exposes).
+  const std::string exposes =
+      "(e.name in [\"NVIDIA_VISIBLE_DEVICES\", \"CUDA_VISIBLE_DEVICES\"] && (has(e.valueFrom) || "
+      "(has(e.value) && !(e.value in [\"\", \"void\", \"none\"]))))";
+  auto cond = [&](const std::string& c) {
+    return "(!" + cc.wantsGpu(c) + " && has(" + c + ".env) && " + c + ".env.exists(e, " + exposes +
+           "))";
+  };
+  auto msg = [&](const std::string& c, bool init) {
+    return "cel.bind(e, " + c + ".env.filter(e, " + exposes + ")[0], " + kSubject + " + \" \" + " +
+           cc.label(c, init) +
+           " + \" sets \" + e.name + \" to \" + (has(e.valueFrom) ? \"a value from valueFrom\" : "
+           "\"\\\"\" + " +
+           cel::cut("e.value", 40) + " + \"\\\"\") + " +
+           str(" but asks for no GPU, which would hand it the node's GPUs behind the device "
+               "plugin's back: request the GPU in resources.limits, or remove ") +
+           " + e.name + \" (or set it to void)\")";
+  };
+  return "[" + firstContainer(cond, msg, "\"\"") + "].filter(m, m != \"\")";
+}
+
+std::string unclassified(const policy::PolicySet& p) {
+  if (p.unclassifiedGpuPods.action != policy::UnclassifiedGpuPods::Action::Deny) return "";
+  const ContainerCel cc{p};
+  auto ask = [&](const std::string& c, bool init) {
+    return cc.label(c, init) + " + (" + cc.units(c) + " > 0 ? cel.bind(k, " + cc.gpuKeys(c) +
+           ".filter(k, " + cc.gpuKeys(c) + ".all(j, k <= j))[0], \" asks for \" + string(" +
+           cc.unitsOf(c, "k") + ") + \" \" + k) : \" claims devices (resources.claims)\")";
+  };
+  const std::string gpuAsk = firstContainer([&](const std::string& c) { return cc.wantsGpu(c); },
+                                            ask, str("claims devices (spec.resourceClaims)"));
+  std::vector<std::string> names;
+  for (const auto& c : p.classes)
+    if (c.gpus.request != policy::GpuRequest::Forbidden) names.push_back(c.name);
+  const std::string hint = classLabelHint(p, nullptr, [](const auto&) { return "true"; });
+  const std::string fix =
+      "cel.bind(h, " + hint + ", h == \"\" ? " +
+      str("ask the platform team which of the classes (" +
+          (names.empty() ? std::string("none") : engine::text::join(names)) +
+          ") fits and how to select it") +
+      " : \"add the label \" + h + \" to the pod, or ask the platform team which class fits\")";
+  return one("variables.cls == \"\" && variables.hasGpu",
+             std::string(kSubject) + " + \" \" + " + gpuAsk + " + " +
+                 str(" but matches no GPU class of policy " + engine::text::quoted(p.name) + ": ") +
+                 " + " + fix);
+}
+
+std::string classNotAllowed(const policy::WorkloadClass& cls) {
+  if (!cls.allowedNamespaces) return "";
+  return one(
+      "!" + cel::namespaceSelector(*cls.allowedNamespaces),
+      std::string(kSubject) + " + " + str(" matches GPU class " + cls.name) + " + " + matchedBy() +
+          " + \", which namespace \\\"\" + " + cel::cut("variables.nsName", 80) + " + " +
+          str("\" may not use (class " + cls.name + " is for " +
+              engine::describeNamespaces(*cls.allowedNamespaces) + "): run it there, remove ") +
+          " + " + selectorWord(cls) + " + \", or ask the platform team to allow this namespace\"");
+}
+
+std::string requestPresence(const policy::PolicySet& p, const policy::WorkloadClass& cls) {
+  const ContainerCel cc{p};
+  if (cls.gpus.request == policy::GpuRequest::Required) {
+    const std::string resource =
+        cls.resolvedResource.empty() ? "nvidia.com/gpu" : cls.resolvedResource;
+    return one("!variables.hasGpu",
+               std::string(kSubject) + " + " + str(" is in GPU class " + cls.name) + " + " +
+                   matchedBy() + " + " +
+                   str(" but no container asks for a GPU: add resources.limits " + resource +
+                       ": 1 to the container that needs it, or remove ") +
+                   " + " + selectorWord(cls) + " + \" if the pod needs no GPU\"");
+  }
+  if (cls.gpus.request != policy::GpuRequest::Forbidden) return "";
+  const std::string hint = classLabelHint(p, &cls, [](const auto&) { return "true"; });
+  const std::string instead = "cel.bind(h, " + hint +
+                              ", h == \"\" ? \"ask the platform team for a GPU class\" : "
+                              "\"label the pod \" + h + \" to use a GPU class\")";
+  auto msg = [&](const std::string& c, bool init) {
+    return std::string(kSubject) + " + \" \" + " + cc.label(c, init) +
+           " + \" asks for \" + string(" + cc.units(c) + ") + \" \" + " + cc.resourceWord(c) +
+           " + " + str(" but class " + cls.name) + " + " + matchedBy() +
+           " + \" does not allow GPUs: remove the GPU request, or \" + " + instead;
+  };
+  const std::string claims = std::string(kSubject) + " + " +
+                             str(" claims devices (resourceClaims) but class " + cls.name) + " + " +
+                             matchedBy() + " + \" does not allow GPUs: remove the claim, or \" + " +
+                             instead;
+  return one("variables.hasGpu",
+             firstContainer([&](const std::string& c) { return cc.wantsGpu(c); }, msg, claims));
+}
+
+std::string maxPerContainer(const policy::PolicySet& p, const policy::WorkloadClass& cls) {
+  if (!cls.gpus.maxPerContainer) return "";
+  const ContainerCel cc{p};
+  const std::string max = std::to_string(*cls.gpus.maxPerContainer);
+  return perContainer(
+      [&](const std::string& c) { return cc.units(c) + " > " + max; },
+      [&](const std::string& c, bool init) {
+        return std::string(kSubject) + " + \" \" + " + cc.label(c, init) +
+               " + \" asks for \" + string(" + cc.units(c) + ") + \" \" + " + cc.resourceWord(c) +
+               " + " +
+               str(" but class " + cls.name + " allows at most " + max +
+                   " per container: spread the work over more containers or pods, or ask the "
+                   "platform team for a larger limit");
+      });
+}
+
+// The pod's GPU resource when every container asks for the same one, else "GPUs".
+std::string podResourceWord(const ContainerCel& cc) {
+  const std::string all = "(variables.ctrs + variables.inits)";
+  return "cel.bind(f, " + all + ".filter(c, size(" + cc.gpuKeys("c") +
+         ") > 0), size(f) == 0 ? \"GPUs\" : cel.bind(k0, " + cc.gpuKeys("f[0]") + "[0], " + all +
+         ".all(c, " + cc.gpuKeys("c") + ".all(k, k == k0)) ? k0 : \"GPUs\"))";
+}
+
+std::string maxPerPod(const policy::PolicySet& p, const policy::WorkloadClass& cls) {
+  if (!cls.gpus.maxPerPod) return "";
+  const ContainerCel cc{p};
+  const std::string max = std::to_string(*cls.gpus.maxPerPod);
+  auto holders = [&](bool labels) {
+    auto name = [&](const std::string& c, bool init) {
+      return labels ? cc.label(c, init) : "\"\\\"\" + " + cel::cut(c + ".name", 80) + " + \"\\\"\"";
+    };
+    return perContainer([&](const std::string& c) { return cc.units(c) + " > 0"; }, name);
+  };
+  const std::string bigger = classLabelHint(p, &cls, [](const policy::WorkloadClass& c) {
+    return c.gpus.maxPerPod ? std::to_string(*c.gpus.maxPerPod) + " >= variables.total"
+                            : std::string("true");
+  });
+  const std::string listed =
+      "(size(hn) == 1 ? \"\" : \" (containers \" + (size(hn) <= 5 ? hn.join(\", \") : "
+      "[hn[0], hn[1], hn[2], hn[3], hn[4]].join(\", \") + \" and \" + string(size(hn) - 5) + "
+      "\" more\") + \")\")";
+  const std::string msg =
+      "cel.bind(hl, " + holders(true) + ", cel.bind(hn, " + holders(false) + ", cel.bind(b, " +
+      bigger + ", " + kSubject + " + (size(hl) == 1 ? \" \" + hl[0] : \"\") + \" asks for \" + " +
+      "string(variables.total) + \" \" + " + podResourceWord(cc) + " + " +
+      str(" but class " + cls.name + " allows at most " + max +
+          " per pod: split the job across more pods") +
+      " + (b == \"\" ? \" \" : \", label the pod \" + b + \" for a class that allows \" + "
+      "string(variables.total) + \", \") + \"or ask the platform team for a larger limit\" + " +
+      listed + ")))";
+  return one("variables.total > " + max, msg);
+}
+
+bool sharedPool(const policy::Pool& pool) {
+  return pool.sharing == policy::Sharing::TimeSlicing || pool.sharing == policy::Sharing::Mps;
+}
+
+std::string sharedOverOne(const policy::PolicySet& p, const policy::WorkloadClass& cls) {
+  std::set<std::string> shared;  // isSharedResource() of validate_class.cpp
+  if (cls.sharedResource) shared.insert(cls.resolvedResource);
+  for (const auto& pool : p.pools)
+    if (pool.resource != "nvidia.com/gpu" && sharedPool(pool)) shared.insert(pool.resource);
+  if (shared.empty()) return "";
+  std::set<std::string> mps;  // sharingWord(): MPS when a pool of the class shares by MPS
+  for (const auto& name : cls.pools)
+    if (const auto* pool = p.findPool(name); pool && pool->sharing == policy::Sharing::Mps)
+      mps.insert(pool->resource);
+  const ContainerCel cc{p};
+  const bool rewrites = !cls.resolvedResource.empty() && cls.resolvedResource != "nvidia.com/gpu" &&
+                        cls.effects.resourceName == policy::EffectMode::Mutate;
+  // The resource a key counts as: nvidia.com/gpu is the class's when the webhook rewrites it.
+  const std::string rewrite = "(variables.skip != \"validateOnly\" && !variables.requestsMig)";
+  auto as = [&](const std::string& k) {
+    return rewrites ? "(" + k + " == \"nvidia.com/gpu\" && " + rewrite + " ? " +
+                          str(cls.resolvedResource) + " : " + k + ")"
+                    : k;
+  };
+  const std::string sharedList = cel::strList({shared.begin(), shared.end()});
+  auto offends = [&](const std::string& c) {
+    return cc.gpuKeys(c) + ".filter(k, " + cc.unitsOf(c, "k") + " > 1 && " + as("k") + " in " +
+           sharedList + ")";
+  };
+  return perContainer(
+      [&](const std::string& c) { return "size(" + offends(c) + ") > 0"; },
+      [&](const std::string& c, bool init) {
+        return "cel.bind(k, " + offends(c) + "[0], " + kSubject + " + \" \" + " +
+               cc.label(c, init) + " + \" asks for \" + string(" + cc.unitsOf(c, "k") +
+               ") + \" \" + k + " + str(" but class " + cls.name + " shares GPUs by ") + " + (" +
+               as("k") + " in " + cel::strList({mps.begin(), mps.end()}) +
+               " ? \"MPS\" : \"time-slicing\") + " +
+               str(", where more than 1 unit adds no compute or memory: request 1, or use a class "
+                   "with whole GPUs") +
+               ")";
+      });
+}
+
+std::string migProfiles(const policy::PolicySet& p, const policy::WorkloadClass& cls) {
+  if (cls.pools.empty()) return "";
+  std::vector<std::string> offered;
+  for (const auto& name : cls.pools)
+    if (const auto* pool = p.findPool(name); pool && pool->sharing == policy::Sharing::Mig)
+      for (const auto& profile : pool->migProfiles) offered.push_back(profile);
+  const std::string offer = offered.empty() ? "no pool of class " + cls.name + " has MIG"
+                                            : "offered: " + engine::text::join(offered);
+  const ContainerCel cc{p};
+  auto bad = [&](const std::string& c) {
+    return cc.gpuKeys(c) + ".filter(k, k.startsWith(\"nvidia.com/mig-\") && !(k.substring(15) in " +
+           cel::strList(offered) + "))";
+  };
+  return perContainer(
+      [&](const std::string& c) { return "size(" + bad(c) + ") > 0"; },
+      [&](const std::string& c, bool init) {
+        return "cel.bind(k, " + bad(c) + "[0], " + kSubject + " + \" \" + " + cc.label(c, init) +
+               " + \" asks for \" + " + cel::cut("k", 80) + " + " +
+               str(" but no pool of class " + cls.name + " offers MIG profile ") + " + " +
+               cel::cut("k.substring(15)", 40) + " + " +
+               str(" (" + offer +
+                   "): request one of the offered profiles, or nvidia.com/gpu to get the "
+                   "class's default") +
+               ")";
+      });
+}
+
+std::string scopeTest(policy::RuleScope scope, const policy::WorkloadClass& cls) {
+  switch (scope) {
+    case policy::RuleScope::GpuPods:
+      return "variables.hasGpu";
+    case policy::RuleScope::PlacedPods:
+      return engine::placesCpuPods(cls) ? "true" : "variables.hasGpu";
+    case policy::RuleScope::ClassPods:
+    case policy::RuleScope::AllPods:
+      return "true";
+  }
+  return "true";
+}
+
+std::string priorityClass(const policy::PolicySet& p, const policy::WorkloadClass& cls) {
+  if (cls.overridePriorityClass) return "";
+  std::vector<std::string> ok;  // named classes that pass
+  if (cls.priorityClassName) ok.push_back(*cls.priorityClassName);
+  if (p.globalDefaultPriorityClass) ok.push_back(*p.globalDefaultPriorityClass);
+  for (const auto& a : cls.allowedPriorityClasses) ok.push_back(a);
+  const std::string name = "object.spec.priorityClassName";
+  const std::string passes =
+      "(" + name + " in " + cel::strList(ok) +
+      (cls.allowedPriorityClasses.empty() ? " || !" + name + ".startsWith(\"system-\"))" : ")");
+  std::vector<std::string> names;
+  if (cls.priorityClassName) names.push_back(*cls.priorityClassName);
+  for (const auto& a : cls.allowedPriorityClasses)
+    if (!cls.priorityClassName || a != *cls.priorityClassName) names.push_back(a);
+  const std::string allowedText =
+      names.empty() ? std::string("any class not named system-*") : engine::text::join(names);
+  return one(cel::allOf({scopeTest(cls.appliesTo, cls), "has(" + name + ") && " + name + " != \"\"",
+                         "!" + passes}),
+             std::string(kSubject) + " + \" names priorityClassName \\\"\" + " +
+                 cel::cut(name, 80) + " + " +
+                 str("\" but class " + cls.name + " allows only " + allowedText +
+                     ": remove priorityClassName" +
+                     (cls.priorityClassName ? " (the class sets " + *cls.priorityClassName + ")"
+                                            : std::string()) +
+                     " or use an allowed one"));
+}
+
+// spec.ruleExemptions by namespace only (image exemptions are not compiled): the rule's list is
+// dropped in the namespaces exempt from it.
+std::string exemptFrom(const policy::PolicySet& p, std::string_view rule) {
+  std::vector<std::string> tests;
+  for (const auto& e : p.ruleExemptions) {
+    if (!e.images.empty()) continue;
+    bool covers = e.rules.empty();
+    for (const auto& r : e.rules) covers = covers || r == rule;
+    if (covers) tests.push_back(e.namespaces ? cel::namespaceSelector(*e.namespaces) : "true");
+  }
+  return cel::anyOf(tests);
+}
+
+void add(std::vector<std::string>& lists, const policy::PolicySet& p, std::string_view rule,
+         std::string list) {
+  if (list.empty()) return;
+  const std::string exempt = exemptFrom(p, rule);
+  lists.push_back(exempt == "false" ? std::move(list) : "(" + exempt + " ? [] : " + list + ")");
+}
+
+std::string classRules(const policy::PolicySet& p, const policy::WorkloadClass& cls) {
+  std::vector<std::string> lists;
+  add(lists, p, rules::kClassNotAllowed, classNotAllowed(cls));
+  add(lists, p,
+      cls.gpus.request == policy::GpuRequest::Required ? rules::kMissingGpuRequest
+                                                       : rules::kGpuForbidden,
+      requestPresence(p, cls));
+  add(lists, p, rules::kMaxPerContainer, maxPerContainer(p, cls));
+  add(lists, p, rules::kMaxPerPod, maxPerPod(p, cls));
+  add(lists, p, rules::kSharedGpuOverOne, sharedOverOne(p, cls));
+  add(lists, p, rules::kMigProfileUnavailable, migProfiles(p, cls));
+  add(lists, p, rules::kPriorityClassNotAllowed, priorityClass(p, cls));
+  if (lists.empty()) return "";
+  std::string out;
+  for (const auto& l : lists) out += (out.empty() ? "" : " + ") + l;
+  return "(variables.cls == " + str(cls.name) + " ? " + out + " : [])";
+}
+
+}  // namespace
+
+const std::vector<std::string>& compiledRuleIds() {
+  static const std::vector<std::string> ids{rules::kVisibleDevicesWithoutGpu,
+                                            rules::kUnclassifiedGpuPod,
+                                            rules::kClassNotAllowed,
+                                            rules::kMissingGpuRequest,
+                                            rules::kGpuForbidden,
+                                            rules::kMaxPerContainer,
+                                            rules::kMaxPerPod,
+                                            rules::kSharedGpuOverOne,
+                                            rules::kMigProfileUnavailable,
+                                            rules::kPriorityClassNotAllowed};
+  return ids;
+}
+
+std::string violationList(const policy::PolicySet& p) {
+  std::vector<std::string> lists;
+  add(lists, p, rules::kVisibleDevicesWithoutGpu, visibleDevices(p));
+  add(lists, p, rules::kUnclassifiedGpuPod, unclassified(p));
+  for (const auto& cls : p.classes) {
+    std::string l = classRules(p, cls);
+    if (!l.empty()) lists.push_back(std::move(l));
+  }
+  if (lists.empty()) return "[]";
+  std::string out;
+  for (const auto& l : lists) out += (out.empty() ? "" : " + ") + l;
+  return out;
+}
+
+}  // namespace gpua::native
