@@ -30,6 +30,11 @@ constexpr Fixed kNeverCompiled[] = {
     {rules::kQuotaUnavailable, "reads other objects: whether live GPU usage is known"},
     {rules::kNoCapacity, "reads other objects: the pools' nodes (supply)"},
     {rules::kGpuStranding, "reads other objects: the pools' nodes (CPU and memory per GPU)"},
+    {rules::kDraClaimUnresolved,
+     "reads other objects: the ResourceClaims and ResourceClaimTemplates a pod's claims name"},
+    {rules::kDeviceClassNotAllowed,
+     "reads other objects: the device classes of the claims and templates a pod names"},
+    {rules::kDraClaimSizeUnknown, "reads other objects: the claims, templates and DeviceClasses"},
     {rules::kInvalidPod,
      "the apiserver's own validation refuses an ill-typed pod before "
      "admission policies run"},
@@ -322,6 +327,12 @@ std::vector<std::string> limitations(const policy::PolicySet& p) {
       out.push_back("ruleExemptions by image are not compiled: such pods are judged");
       break;
     }
+  // Resolving claims reads claims and templates: natively every claim stays a GPU request of
+  // unknown size, as in the webhook without spec.dra.
+  if (p.dra.declared)
+    out.push_back(
+        "spec.dra is not compiled: the compiled rules treat every DRA claim as a GPU request of "
+        "unknown size (a pod whose only claim is a NIC is a GPU pod natively); use backstop mode");
   return out;
 }
 

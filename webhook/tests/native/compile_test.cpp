@@ -123,6 +123,17 @@ TEST(CompileNative, TheReportHeadsEveryFile) {
   }
 }
 
+TEST(CompileNative, SpecDraIsAListedLimitation) {
+  std::string withDra = kPolicy;
+  withDra.replace(
+      withDra.find("spec:\n"), 6,
+      "spec:\n  dra: {deviceClasses: [{name: gpu.nvidia.com, countsAs: nvidia.com/gpu}]}\n");
+  const auto out = compileNative(load(withDra));
+  for (const auto& [name, text] : out.files)
+    EXPECT_NE(text.find("spec.dra is not compiled"), std::string::npos) << name;
+  EXPECT_EQ(compileNative(load(kPolicy)).files.front().second.find("spec.dra"), std::string::npos);
+}
+
 TEST(CompileNative, AnImageMatcherLeavesTheClassRulesOutAndSaysWhy) {
   std::string yaml = kPolicy;
   yaml.replace(yaml.find("{labels: {gpu-admission.io/class: training}}"),
