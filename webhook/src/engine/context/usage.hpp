@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <map>
+#include <set>
 #include <string>
 
 #include "kube/label_selector.hpp"
@@ -25,6 +26,9 @@ struct UsageSnapshot {
   std::map<std::string, NamespaceUsage, std::less<>> namespaces;
   // Labels of every namespace the cluster client knows, for quota and rollout selectors.
   std::map<std::string, kube::Labels, std::less<>> namespaceLabels;
+  // Pods (metadata.uid) the usage counts now or counted until they ended: a quota reservation
+  // for one of them is already in the figures above, or no longer holds anything.
+  std::set<std::string, std::less<>> knownPods;
 };
 
 }  // namespace gpua::engine
