@@ -2,7 +2,9 @@
 # The webhook as a local process of the test cluster (no kubelet runs pods here):
 #   webhook.sh start [NAME [PORT]]   serve the policies on 127.0.0.1:PORT (default: the port the
 #                                    webhook configurations point at), usage from the apiserver
-#                                    through the shipped ServiceAccount's kubeconfig; waits for /readyz
+#                                    through the shipped ServiceAccount's kubeconfig, quota
+#                                    reservations in the install's namespace (its Role); waits
+#                                    for /readyz. GPUA_WEBHOOK_ARGS: more serve flags
 #   webhook.sh stop [NAME]           SIGTERM, as a kubelet stops a pod
 #   webhook.sh rotate-cert           a new serving certificate from the same CA, swapped in as a
 #                                    kubelet updates a Secret volume; prints its SHA-256 fingerprint
@@ -48,7 +50,8 @@ case "$action" in
     [ -e "$serving/..data" ] || publish_pair "$certs/server.crt" "$certs/server.key"
     start "$name" "$W" "$GPUA_BINARY" serve --policies "$POLICIES" \
       --tls-cert "$serving/tls.crt" --tls-key "$serving/tls.key" --listen "127.0.0.1:$port" \
-      --kubeconfig "$W/gpu-admission.kubeconfig" ${GPUA_WEBHOOK_ARGS:-}
+      --kubeconfig "$W/gpu-admission.kubeconfig" --reservation-namespace gpu-admission \
+      ${GPUA_WEBHOOK_ARGS:-}
     wait_for "$name" "$W" "${GPUA_CLUSTER_TIMEOUT:-120}" \
       curl -fsS --cacert "$certs/ca.crt" "https://127.0.0.1:$port/readyz"
     ;;

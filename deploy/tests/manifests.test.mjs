@@ -57,10 +57,12 @@ describe("every overlay", () => {
       });
       test(`${name}: the policies ConfigMap holds exactly the bytes of deploy/base/policy`, () =>
         none(checks.policyConfigMapProblems(objects, firstInstallDir)));
-      test(`${name}: RBAC is list/watch of pods, namespaces, nodes and the DRA objects only`, () => none(checks.rbacProblems(objects)));
+      test(`${name}: RBAC is list/watch of pods, namespaces, nodes and the DRA objects, get/update of the reservation ConfigMap only`, () => none(checks.rbacProblems(objects)));
       test(`${name}: --threads matches the CPU request`, () => none(checks.threadProblems(objects)));
     }
     const objects = steps[`${overlay} + webhooks`];
+    test(`${overlay}: only the pod validating webhook has side effects (quota reservations), none on dry runs`, () =>
+      none(checks.sideEffectProblems(objects)));
     test(`${overlay}: webhooks exclude every exempt namespace, cover every template kind, split the blast radius`, () =>
       none(checks.webhookProblems(objects, renderedPolicy(objects))));
     test(`${overlay}: every webhook has a CA (caBundle or cainjector)`, () => {
@@ -202,6 +204,15 @@ describe("the checks fail on deliberate breakage", () => {
     assert.ok(webhook.some((p) => p.includes("fails closed")), webhook.join("\n"));
     broken.find((o) => o.kind === "ClusterRole").rules.push({ apiGroups: [""], resources: ["secrets"], verbs: ["get"] });
     assert.ok(checks.rbacProblems(broken).some((p) => p.includes("secrets")));
+    const role = broken.find((o) => o.kind === "Role" && o.metadata.name === "gpu-admission:quota-reservations");
+    role.rules[0].verbs.push("create");
+    delete role.rules[0].resourceNames;
+    const rbac = checks.rbacProblems(broken);
+    assert.ok(rbac.some((p) => p.includes("verbs")) && rbac.some((p) => p.includes("resourceNames")), rbac.join("\n"));
+    broken.find((o) => o.kind === "ConfigMap" && o.metadata.name === checks.reservationConfigMap).data = { x: "{}" };
+    assert.ok(checks.rbacProblems(broken).some((p) => p.includes("ships data")));
+    vwc.webhooks[0].sideEffects = "None";
+    assert.ok(checks.sideEffectProblems(broken).some((p) => p.includes("want NoneOnDryRun")));
     broken.find((o) => o.kind === "Deployment").spec.template.spec.containers[0].resources.requests.cpu = "2";
     assert.ok(checks.threadProblems(broken).some((p) => p.includes("--threads 1 but requests.cpu 2")));
   });

@@ -4,7 +4,8 @@ import "testing"
 
 // TestLive runs the live checks in an order that keeps each independent of the others' leftovers:
 // each works in namespaces of its own; the apiserver's latency figures read what every earlier check
-// sent, and the faults (which stop the webhook and restart the apiserver, resetting its metrics) come last.
+// sent, and the faults (which stop the webhook and restart the apiserver, resetting its metrics) come last:
+// QuotaReservations restarts the apiserver mid-burst too.
 func TestLive(t *testing.T) {
 	t.Run("InstallOrder", testInstallOrder)
 	t.Run("FirstInstallPaths", testFirstInstallPaths)
@@ -24,5 +25,6 @@ func TestLive(t *testing.T) {
 	t.Run("DRA", testDRA)
 	t.Run("NativeBackstop", testNativeBackstop)
 	t.Run("ApiserverLatency", testApiserverLatency)
+	t.Run("QuotaReservations", testQuotaReservations)
 	t.Run("Faults", testFaults)
 }

@@ -210,26 +210,36 @@ export function policyConfigMapProblems(objects, policyDir) {
   return problems;
 }
 
-// What the webhook's ServiceAccount may list and watch, per API group: pods, namespaces and nodes,
-// and the DRA objects pods' claims resolve against. No get (the server never reads a single
-// object), no writes, nothing else.
+// What the webhook's ServiceAccount may list and watch cluster-wide, per API group: pods,
+// namespaces and nodes, and the DRA objects pods' claims resolve against.
 const kReadable = {
   "": ["pods", "namespaces", "nodes"],
   "resource.k8s.io": ["deviceclasses", "resourceclaims", "resourceclaimtemplates", "resourceslices"],
 };
 
-// The webhook's ServiceAccount is bound to one ClusterRole granting exactly kReadable.
+// The webhook's ServiceAccount is bound to one ClusterRole: list and watch of exactly kReadable
+// (no get: the server never reads a single object), and nothing else; and
+// to one Role in its own namespace: get and update of exactly the quota reservation ConfigMap
+// (by name; no create, no list: the install ships the object), which the install ships there.
+export const reservationConfigMap = "gpu-admission-quota-reservations";
 export function rbacProblems(objects) {
   const sa = objects.find((o) => o.kind === "ServiceAccount" && o.metadata.name === "gpu-admission");
   if (!sa) return ["no ServiceAccount gpu-admission"];
   const bindings = objects.filter((o) => (o.kind === "ClusterRoleBinding" || o.kind === "RoleBinding") &&
     (o.subjects ?? []).some((s) => s.kind === "ServiceAccount" && s.name === sa.metadata.name && s.namespace === sa.metadata.namespace));
-  const roles = bindings.map((b) => objects.find((o) => o.kind === b.roleRef.kind && o.metadata.name === b.roleRef.name));
-  if (roles.length !== 1 || !roles[0]) return [`expected the ServiceAccount bound to exactly one shipped (Cluster)Role, found ${roles.length}`];
+  const roleOf = (b) => objects.find((o) => o.kind === b.roleRef.kind && o.metadata.name === b.roleRef.name &&
+    (o.kind === "ClusterRole" || o.metadata.namespace === b.metadata.namespace));
+  const clusterRoles = bindings.filter((b) => b.kind === "ClusterRoleBinding").map(roleOf);
+  const roles = bindings.filter((b) => b.kind === "RoleBinding").map(roleOf);
+  if (clusterRoles.length !== 1 || !clusterRoles[0]) return [`expected the ServiceAccount bound to exactly one shipped ClusterRole, found ${clusterRoles.length}`];
+  if (roles.length !== 1 || !roles[0]) return [`expected the ServiceAccount bound to exactly one shipped Role (quota reservations), found ${roles.length}`];
+  return [...clusterRoleProblems(clusterRoles[0]), ...reservationRoleProblems(roles[0], sa, objects)];
+}
+
+function clusterRoleProblems(role) {
   const problems = [];
-  const rules = roles[0].rules ?? [];
   const granted = new Set();
-  for (const r of rules) {
+  for (const r of role.rules ?? []) {
     if ((r.apiGroups ?? []).length !== 1 || !(r.apiGroups[0] in kReadable)) {
       problems.push(`rule grants apiGroups ${JSON.stringify(r.apiGroups)}`);
       continue;
@@ -247,6 +257,37 @@ export function rbacProblems(objects) {
     for (const res of resources)
       for (const v of ["list", "watch"])
         if (!granted.has(`${group}/${res}:${v}`)) problems.push(`missing ${v} on ${group ? group + "/" : ""}${res}`);
+  return problems;
+}
+
+function reservationRoleProblems(role, sa, objects) {
+  const problems = [];
+  if (role.metadata.namespace !== sa.metadata.namespace)
+    problems.push(`Role ${role.metadata.name} is in namespace ${role.metadata.namespace}, the webhook runs in ${sa.metadata.namespace}`);
+  const rules = role.rules ?? [];
+  if (rules.length !== 1) return [...problems, `Role ${role.metadata.name} has ${rules.length} rules, want one`];
+  const [r] = rules;
+  const want = { apiGroups: [""], resources: ["configmaps"], resourceNames: [reservationConfigMap], verbs: ["get", "update"] };
+  for (const [k, v] of Object.entries(want))
+    if (JSON.stringify([...(r[k] ?? [])].sort()) !== JSON.stringify(v))
+      problems.push(`Role ${role.metadata.name} grants ${k} ${JSON.stringify(r[k])}, want ${JSON.stringify(v)}`);
+  const cm = objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === reservationConfigMap);
+  if (!cm) problems.push(`no ConfigMap ${reservationConfigMap}: the Role grants no create, so the install must ship it`);
+  else if (cm.metadata.namespace !== sa.metadata.namespace) problems.push(`ConfigMap ${reservationConfigMap} is not in the webhook's namespace`);
+  else if (cm.data) problems.push(`ConfigMap ${reservationConfigMap} ships data: a re-apply would overwrite live reservations`);
+  return problems;
+}
+
+// The pod validating webhooks (validate-pods and the match-conditions component's copy) reserve
+// quota usage, a side effect skipped on dry runs: sideEffects NoneOnDryRun; the others have none.
+const podValidators = ["validate-pods.gpu-admission.io", "validate-other-pods.gpu-admission.io"];
+export function sideEffectProblems(objects) {
+  const problems = [];
+  for (const cfg of webhookConfigs(objects))
+    for (const w of cfg.webhooks ?? []) {
+      const want = podValidators.includes(w.name) ? "NoneOnDryRun" : "None";
+      if (w.sideEffects !== want) problems.push(`webhook ${w.name}: sideEffects ${w.sideEffects}, want ${want}`);
+    }
   return problems;
 }
 

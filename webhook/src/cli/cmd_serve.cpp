@@ -9,6 +9,7 @@
 #include "cli/command_registry.hpp"
 #include "cluster/cluster_usage_source.hpp"
 #include "cluster/file_usage_source.hpp"
+#include "cluster/reservation_store.hpp"
 #include "inventory/usage_file.hpp"
 #include "server/serve_app.hpp"
 #include "server/serve_config.hpp"
@@ -28,6 +29,22 @@ cluster::LogSink logTo(telemetry::JsonLogger& logger) {
       logger.info(message, fields);
     }
   };
+}
+
+// The ConfigMap the replicas share quota reservations through: in the webhook's namespace
+// (--reservation-namespace, or the pod's own with --in-cluster); none when turned off.
+std::shared_ptr<engine::ReservationStore> reservationStore(const server::ServeConfig& config,
+                                                           const cluster::ClusterOptions& options) {
+  if (!config.quotaReservations) return nullptr;
+  if (config.reservationNamespace.empty() && !config.inCluster) return nullptr;
+  try {
+    const std::string ns = config.reservationNamespace.empty()
+                               ? cluster::serviceAccountNamespace(options.serviceAccountDir)
+                               : config.reservationNamespace;
+    return std::make_shared<cluster::ConfigMapReservationStore>(cluster::apiConfigOf(options), ns);
+  } catch (const cluster::ClusterConfigError& e) {
+    throw std::runtime_error(std::string("quota reservations: ") + e.what());
+  }
 }
 
 server::UsageHookup watchCluster(const server::ServeConfig& config,
@@ -51,7 +68,8 @@ server::UsageHookup watchCluster(const server::ServeConfig& config,
   const std::string description =
       config.inCluster ? "in-cluster service account" : "kubeconfig " + config.kubeconfig;
   // The same client watches nodes: it is the node source of the capacity checks too.
-  return {source, [source] { source->stop(); }, description, source};
+  return {source, [source] { source->stop(); }, description, source,
+          reservationStore(config, options)};
 }
 
 server::UsageFactory usageFactory(const server::ServeConfig& config) {

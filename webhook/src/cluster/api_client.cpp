@@ -157,6 +157,33 @@ asio::awaitable<std::string> ApiClient::get(std::string target, std::chrono::mil
   co_return std::move(res.body());
 }
 
+std::string ApiResponse::message() const {
+  return statusMessage(body);
+}
+
+asio::awaitable<ApiResponse> ApiClient::send(std::string method, std::string target,
+                                             std::string body, std::chrono::milliseconds timeout) {
+  Stream stream(co_await asio::this_coro::executor, ssl_);
+  co_await connect(stream, config_, timeout);
+  const auto head = makeRequest(config_, target);
+  http::request<http::string_body> req{http::string_to_verb(method), target, 11};
+  for (const auto& field : head) req.set(field.name_string(), field.value());
+  if (!body.empty()) {
+    req.set(http::field::content_type, "application/json");
+    req.body() = std::move(body);
+  }
+  req.prepare_payload();
+  beast::get_lowest_layer(stream).expires_after(timeout);
+  co_await http::async_write(stream, req, use_awaitable);
+  beast::flat_buffer buffer;
+  http::response_parser<http::string_body> parser;
+  parser.body_limit(kMaxListBody);
+  co_await http::async_read(stream, buffer, parser, use_awaitable);
+  closeQuietly(stream);
+  co_return ApiResponse{static_cast<int>(parser.get().result_int()),
+                        std::move(parser.get().body())};
+}
+
 asio::awaitable<void> ApiClient::watch(std::string target, std::chrono::milliseconds connectTimeout,
                                        std::chrono::milliseconds idleTimeout,
                                        std::function<void()> onOpen,

@@ -33,6 +33,14 @@ class ApiError : public std::runtime_error {
 std::string describeHttpError(int status, std::string_view method, std::string_view target,
                               std::string_view apiMessage, const ApiConfig& config);
 
+// An answer of any status (send() does not throw for 4xx/5xx): the caller decides what a 404 or a
+// 409 means.
+struct ApiResponse {
+  int status = 0;
+  std::string body;
+  std::string message() const;  // Status.message of an error body, else its first 200 bytes
+};
+
 class ApiClient {
  public:
   // Throws ClusterConfigError when the CA or client certificate cannot be loaded.
@@ -40,6 +48,10 @@ class ApiClient {
 
   // The whole body of a 200 response; ApiError otherwise.
   boost::asio::awaitable<std::string> get(std::string target, std::chrono::milliseconds timeout);
+
+  // One request with a JSON body (empty for GET/DELETE). Transport failures throw as for get().
+  boost::asio::awaitable<ApiResponse> send(std::string method, std::string target, std::string body,
+                                           std::chrono::milliseconds timeout);
 
   // Streams a watch: onOpen() once the server answered 200, then onLine() for every complete
   // newline-terminated line. Returns when the server ends the stream; throws on errors and

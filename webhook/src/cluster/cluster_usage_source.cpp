@@ -400,10 +400,14 @@ std::string ClusterUsageSource::lastError() const {
   return runner_->lastError();
 }
 
+ApiConfig apiConfigOf(const ClusterOptions& options) {
+  return options.kubeconfig.empty() ? loadInClusterConfig(options.serviceAccountDir)
+                                    : loadKubeconfig(options.kubeconfig, options.context);
+}
+
 std::shared_ptr<ClusterUsageSource> startClusterUsageSource(
     const ClusterOptions& options, PolicyProvider policy, std::shared_ptr<ClusterMetrics> metrics) {
-  ApiConfig api = options.kubeconfig.empty() ? loadInClusterConfig(options.serviceAccountDir)
-                                             : loadKubeconfig(options.kubeconfig, options.context);
+  ApiConfig api = apiConfigOf(options);
   auto source = std::make_shared<ClusterUsageSource>(std::move(api), options, std::move(policy),
                                                      std::move(metrics));
   source->start();

@@ -92,6 +92,10 @@ class ClusterUsageSource final : public engine::UsageSource, public engine::Supp
   friend class Runner;
 };
 
+// The API configuration the options name: the kubeconfig's, else the in-cluster service
+// account's. Throws ClusterConfigError naming the file and key.
+ApiConfig apiConfigOf(const ClusterOptions& options);
+
 // Loads the API configuration (kubeconfig or in-cluster; throws ClusterConfigError with a
 // message naming the file and key) and starts the watch thread. Never blocks on the network:
 // the source is unsynced (snapshot unavailable) until the first lists complete.

@@ -293,6 +293,21 @@ void mutateAllPodsDefaults(const PodView& pod, const PodGpu& gpu, const Scope& s
   mutateResourceRequests(ctx, out);
 }
 
+// What the pod reserves when admitted (none when no quota covers its namespace).
+std::optional<QuotaCharge> chargeOf(const rapidjson::Value& object, const Scope& s,
+                                    const std::map<std::string, int64_t, std::less<>>& units) {
+  auto quotas = quotasCovering(s.policy, s.namespaceName, s.context.namespaceLabels);
+  if (quotas.empty() || units.empty()) return std::nullopt;
+  const rapidjson::Value* metadata = json::objectMember(&object, "metadata");
+  std::string_view name = json::stringMember(metadata, "name");
+  if (name.empty()) name = json::stringMember(metadata, "generateName");
+  return QuotaCharge{std::move(quotas),
+                     {units.begin(), units.end()},
+                     std::string(s.namespaceName),
+                     std::string(json::stringMember(metadata, "uid")),
+                     std::string(name)};
+}
+
 void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
   const PodView pod = podViewOf(object);
   if (std::string why = policyExemption(pod, s.namespaceName, s.context.namespaceLabels, s.policy);
@@ -324,6 +339,7 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
         checkQuotas({pod.subject, s.namespaceName, s.context.namespaceLabels, s.policy, s.usage,
                      ev.cls, d.gpuEquivalents, units, gpu, pod.isTemplate},
                     d.violations, d.warnings);
+    if (!pod.isTemplate && s.usage.available) d.quotaCharge = chargeOf(object, s, units);
     if (ev.cls != nullptr && !pod.isTemplate && !ev.validateOnly)
       checkCapacity({pod, gpu, s.policy, *ev.cls, ev.pools, ev.rewriteTo, s.supply}, d.violations,
                     d.warnings);

@@ -96,19 +96,29 @@ void Ledger::setPolicy(std::shared_ptr<const policy::PolicySet> policy) {
 
 void Ledger::upsertPod(const rapidjson::Value& pod) {
   const auto key = podKeyOf(pod);
-  removePod(key);
-  if (auto r = recordOf(pod)) {
-    addToGroup(*r, +1);
-    pods_.live().emplace(key, std::move(*r));
-  }
+  auto r = recordOf(pod);
+  if (!r) return removePod(key);  // it ended (Succeeded, Failed) or is being deleted
+  erasePod(key);
+  addToGroup(*r, +1);
+  pods_.live().emplace(key, std::move(*r));
+}
+
+bool Ledger::erasePod(const std::string& key) {
+  auto& pods = pods_.live();
+  auto it = pods.find(key);
+  if (it == pods.end()) return false;
+  addToGroup(it->second, -1);
+  pods.erase(it);
+  return true;
 }
 
 void Ledger::removePod(const std::string& key) {
-  auto& pods = pods_.live();
-  auto it = pods.find(key);
-  if (it == pods.end()) return;
-  addToGroup(it->second, -1);
-  pods.erase(it);
+  if (erasePod(key)) remember(key);
+}
+
+void Ledger::remember(const std::string& key) {
+  gone_.push_back(key);
+  if (gone_.size() > kGoneKept) gone_.pop_front();
 }
 
 void Ledger::applyPodList(const rapidjson::Value& items) {
@@ -141,7 +151,10 @@ void Ledger::commitPodList() {
     g.units.clear();
     g.gpuEquivalents = 0;
   }
+  const auto before = std::move(pods_.live());
   pods_.commit();
+  for (const auto& [key, r] : before)
+    if (!pods_.live().contains(key)) remember(key);
   for (const auto& [key, r] : pods_.live()) addToGroup(r, +1);
 }
 
@@ -194,6 +207,8 @@ std::shared_ptr<const engine::UsageSnapshot> Ledger::snapshot(
   s->available = available;
   s->unavailableReason = std::move(reason);
   s->namespaceLabels = namespaceLabels_.live();
+  s->knownPods.insert(gone_.begin(), gone_.end());
+  for (const auto& [key, r] : pods_.live()) s->knownPods.insert(key);
   for (const auto& [key, g] : groups_) {
     if (g.units.empty()) continue;
     auto& ns = s->namespaces[strings_[key >> 32]];

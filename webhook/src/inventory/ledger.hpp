@@ -7,6 +7,7 @@
 #include <rapidjson/document.h>
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -38,6 +39,10 @@ struct GeSeconds {
 
 class Ledger {
  public:
+  // How many departed pods the ledger remembers for knownPods: more than a burst of GPU pods
+  // ends within a reservation's lifetime (a reservation older than its TTL is dropped anyway).
+  static constexpr std::size_t kGoneKept = 8192;
+
   explicit Ledger(std::shared_ptr<const policy::PolicySet> policy, SecondsClock now = {});
 
   // A new policy: GPU-equivalents per unit follow it immediately. Classes of pods already in the
@@ -102,7 +107,8 @@ class Ledger {
 
   std::optional<PodRecord> recordOf(const rapidjson::Value& pod);
   void upsertPod(const rapidjson::Value& pod);
-  void removePod(const std::string& key);
+  void removePod(const std::string& key);  // and remember it left
+  bool erasePod(const std::string& key);   // false when it was not there
   void addToGroup(const PodRecord& r, int sign);
   Group& group(uint32_t ns, uint32_t cls);
   void settle(Group& g, double now) const;
@@ -114,6 +120,10 @@ class Ledger {
   // By uid (or namespace/name without uid).
   StagedList<std::unordered_map<std::string, PodRecord>> pods_;
   std::unordered_map<uint64_t, Group> groups_;  // (ns << 32 | class) -> group
+  // Keys of pods that left the ledger (deleted, finished), newest last, at most kGoneKept: a
+  // quota reservation of such a pod must not count again (UsageSnapshot::knownPods).
+  void remember(const std::string& key);
+  std::deque<std::string> gone_;
   StagedList<std::map<std::string, kube::Labels, std::less<>>> namespaceLabels_;
 };
 

@@ -5,6 +5,7 @@
 #include <boost/asio/strand.hpp>
 
 #include <csignal>
+#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <thread>
@@ -163,6 +164,26 @@ struct StopOnExit {
   }
 };
 
+// The replica's name in the reservations it writes: the pod's name in a cluster.
+std::string replicaName() {
+  for (const char* var : {"POD_NAME", "HOSTNAME"})
+    if (const char* v = std::getenv(var); v != nullptr && *v != '\0') return v;
+  return "gpu-admission";
+}
+
+std::shared_ptr<QuotaReserver> reserverFor(const ServeConfig& config, const UsageHookup& usage,
+                                           telemetry::JsonLogger& log) {
+  if (!usage.reservations) return nullptr;
+  const std::string where = usage.reservations->where();
+  log.info("quota reservations shared through the apiserver",
+           {{"object", where},
+            {"ttlMs", config.reservationTtl.count()},
+            {"timeoutMs", config.reservationTimeout.count()}});
+  return std::make_shared<QuotaReserver>(
+      usage.reservations,
+      ReservationSettings{config.reservationTtl, config.reservationTimeout, replicaName(), {}, {}});
+}
+
 // Quotas without a usage source are never live: say so once, loudly, at startup.
 void warnIfQuotasUnchecked(telemetry::JsonLogger& log, const UsageHookup& usage,
                            const policy::PolicySet& policy) {
@@ -269,9 +290,8 @@ int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
   const unsigned threads = capacity.threads;
   net::io_context ioc(static_cast<int>(threads));
 
-  WebhookService service(
-      {targets.policy, usage.source, readiness, &metrics, &logger, nullptr, &logSampler,
-       usage.supply});
+  WebhookService service({targets.policy, usage.source, readiness, &metrics, &logger, nullptr,
+                          &logSampler, usage.supply, reserverFor(config, usage, logger)});
   auto router = std::make_shared<Router>(service.router());
   const ServerEvents events = serverEvents(service, metrics, logger);
   const HttpServerOptions options = serverOptions(config, capacity);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/context/reservations.hpp"
 #include "engine/context/supply.hpp"
 #include "engine/context/usage.hpp"
 #include "policy/policy_set.hpp"
@@ -31,6 +32,9 @@ struct UsageHookup {
   // Node supply for the capacity checks (the cluster client implements both); null: no node
   // source, the checks are off and serve says so at start-up.
   std::shared_ptr<const engine::SupplySource> supply = nullptr;
+  // Where quota reservations are shared with the other replicas; null: none (one replica's
+  // view only, see server/quota_reservation.hpp).
+  std::shared_ptr<engine::ReservationStore> reservations = nullptr;
 };
 
 // Starts a usage source once policies are loaded. Throws std::exception for configuration

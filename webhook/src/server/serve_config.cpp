@@ -184,6 +184,23 @@ const std::vector<Setting>& settings() {
          c.quotaUnavailableGrace = *d;
          return {};
        }},
+      {"--quota-reservations", "GPU_ADMISSION_QUOTA_RESERVATIONS",
+       "reserve quota usage in the apiserver so replicas share quotas: true (default) or false",
+       [](ServeConfig& c, const std::string& v) -> std::string {
+         auto b = parseBool(v);
+         if (!b) return "invalid value \"" + v + "\" (use 1, true, 0 or false)";
+         c.quotaReservations = *b;
+         return {};
+       }},
+      {"--reservation-namespace", "GPU_ADMISSION_RESERVATION_NAMESPACE",
+       "namespace of the quota reservation ConfigMap (default with --in-cluster: the pod's)",
+       stringSetter(&ServeConfig::reservationNamespace)},
+      {"--quota-reservation-ttl", "GPU_ADMISSION_QUOTA_RESERVATION_TTL",
+       "how long a reservation no pod claims counts (default 90s; above the unavailable grace)",
+       durationSetter(&ServeConfig::reservationTtl)},
+      {"--quota-reservation-timeout", "GPU_ADMISSION_QUOTA_RESERVATION_TIMEOUT",
+       "time one admission may spend reserving (default 3s; below the webhook's timeout)",
+       durationSetter(&ServeConfig::reservationTimeout)},
       {"--log-level", "GPU_ADMISSION_LOG_LEVEL",
        "debug, info, warn or error (default info; pods left alone are logged at debug)",
        [](ServeConfig& c, const std::string& v) -> std::string {
@@ -210,6 +227,17 @@ const Setting* findFlag(const std::string& flag) {
   return nullptr;
 }
 
+// A reservation must outlive the longest a replica's watch may lag with quotas still live, or
+// that replica would count neither the pod nor its reservation.
+std::string validateReservations(const ServeConfig& c) {
+  if (c.reservationTimeout.count() <= 0) return "--quota-reservation-timeout must be positive";
+  const auto grace = c.quotaUnavailableGrace.value_or(std::chrono::milliseconds(30'000));
+  if (c.reservationTtl <= grace)
+    return "--quota-reservation-ttl (" + std::to_string(c.reservationTtl.count()) +
+           "ms) must exceed --quota-unavailable-grace (" + std::to_string(grace.count()) + "ms)";
+  return {};
+}
+
 // One usage source at most: two would disagree about what is in use.
 std::string validateUsageSource(const ServeConfig& c) {
   const int sources =
@@ -218,7 +246,9 @@ std::string validateUsageSource(const ServeConfig& c) {
   if (!c.kubeContext.empty() && c.kubeconfig.empty()) return "--kube-context needs --kubeconfig";
   if (c.quotaUnavailableGrace && !c.watchesCluster())
     return "--quota-unavailable-grace needs --kubeconfig or --in-cluster";
-  return {};
+  if (!c.reservationNamespace.empty() && !c.watchesCluster())
+    return "--reservation-namespace needs --kubeconfig or --in-cluster";
+  return validateReservations(c);
 }
 
 std::string validate(const ServeConfig& c) {

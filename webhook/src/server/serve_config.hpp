@@ -63,6 +63,13 @@ struct ServeConfig {
   std::chrono::milliseconds syncGrace{30'000};
   // How long quotas stay live while the watch reconnects (cluster sources only).
   std::optional<std::chrono::milliseconds> quotaUnavailableGrace;
+  // Quota reservations shared by the replicas (server/quota_reservation.hpp, docs/quotas.md),
+  // kept in a ConfigMap of this namespace. Empty: with --in-cluster, the pod's own namespace;
+  // with --kubeconfig, no reservations.
+  std::string reservationNamespace;
+  bool quotaReservations = true;  // --quota-reservations false: judge the watch's usage alone
+  std::chrono::milliseconds reservationTtl{90'000};
+  std::chrono::milliseconds reservationTimeout{3'000};
   // The JSON log: lines below this level are not written. At info, denials, violations and
   // mutations are logged; a pod left alone is logged at debug.
   telemetry::LogLevel logLevel = telemetry::LogLevel::Info;

@@ -35,7 +35,10 @@ struct WebhookMetrics {
             r.gauge(telemetry::kCertificateLastReloadSuccessTimestampSeconds).get()),
         certificateNotBefore(r.gauge(telemetry::kCertificateNotBeforeTimestampSeconds).get()),
         violations(r.counter(telemetry::kViolationsTotal)),
-        quotaUnavailable(r.counter(telemetry::kQuotaUnavailableTotal)) {
+        quotaUnavailable(r.counter(telemetry::kQuotaUnavailableTotal)),
+        reservations(r.counter(telemetry::kQuotaReservationsTotal)),
+        reservationRoundTrips(r.counter(telemetry::kQuotaReservationRoundTripsTotal).get()),
+        reservationConflicts(r.counter(telemetry::kQuotaReservationConflictsTotal).get()) {
     if (namespaceLabel) requests.capLabel("namespace", kMaxNamespaceLabelValues);
     r.gauge(telemetry::kBuildInfo)
         .with({telemetry::kBuildVersion, telemetry::kBuildRevision})
@@ -59,6 +62,9 @@ struct WebhookMetrics {
   telemetry::Gauge& certificateNotBefore;
   telemetry::CounterFamily& violations;        // rule, mode
   telemetry::CounterFamily& quotaUnavailable;  // policy: fail-open|fail-closed
+  telemetry::CounterFamily& reservations;      // result: reserved|denied|unavailable
+  telemetry::Counter& reservationRoundTrips;
+  telemetry::Counter& reservationConflicts;
 };
 
 }  // namespace gpua::server

@@ -113,6 +113,8 @@ HttpResponse WebhookService::admit(const HttpRequest& request, admission::Endpoi
                     ? admission::review(request.body, endpoint, *policy, *usage, deps_.decide)
                     : admission::review(request.body, endpoint, *policy, *usage,
                                         *supply_.get(policy));
+  if (deps_.reserver && needsReservation(result, endpoint))
+    reserve(request, endpoint, policy, *usage, result);
   record(request, result, *policy, endpoint);
 
   // The body moves on to the response (record() is done with it): a typical response is
@@ -124,6 +126,27 @@ HttpResponse WebhookService::admit(const HttpRequest& request, admission::Endpoi
   response.status = result.httpStatus;
   response.body = std::move(result.body);
   return response;
+}
+
+void WebhookService::reserve(const HttpRequest& request, admission::Endpoint endpoint,
+                             const std::shared_ptr<const policy::PolicySet>& policy,
+                             const engine::UsageSnapshot& usage, admission::ReviewResult& result) {
+  const auto again = [&](const engine::UsageSnapshot& u) {
+    return deps_.decide
+               ? admission::review(request.body, endpoint, *policy, u, deps_.decide)
+               : admission::review(request.body, endpoint, *policy, u, *supply_.get(policy));
+  };
+  auto outcome = deps_.reserver->reserve(usage, std::move(result), again);
+  auto& m = *deps_.metrics;
+  m.reservations.with({resultName(outcome.result)}).inc();
+  m.reservationRoundTrips.inc(outcome.roundTrips);
+  m.reservationConflicts.inc(outcome.conflicts);
+  if (!outcome.error.empty())
+    deps_.logger->warn("quota reservation failed", {{"uid", outcome.review.uid},
+                                                    {"namespace", outcome.review.namespaceName},
+                                                    {"error", outcome.error},
+                                                    {"conflicts", outcome.conflicts}});
+  result = std::move(outcome.review);
 }
 
 void WebhookService::record(const HttpRequest& request, const admission::ReviewResult& result,

@@ -12,6 +12,7 @@
 #include "engine/context/usage.hpp"
 #include "policy/policy_set.hpp"
 #include "server/http_types.hpp"
+#include "server/quota_reservation.hpp"
 #include "server/readiness.hpp"
 #include "server/router.hpp"
 #include "server/snapshot.hpp"
@@ -33,6 +34,8 @@ struct WebhookDeps {
   telemetry::LogSampler* logSampler = nullptr;
   // Node supply for the capacity checks; null = no node source (the checks are off).
   std::shared_ptr<const engine::SupplySource> supply = nullptr;
+  // Quota reservations shared by the replicas; null = quotas judge the watch's usage alone.
+  std::shared_ptr<QuotaReserver> reserver = nullptr;
 };
 
 // How a decision is logged. Denials, violations (in any mode) and quota checks made without
@@ -61,6 +64,10 @@ class WebhookService {
 
  private:
   std::shared_ptr<const engine::UsageSnapshot> usageSnapshot() const;
+  // Re-judges an admitted pod a quota governs with the replicas' reservations, and reserves.
+  void reserve(const HttpRequest& request, admission::Endpoint endpoint,
+               const std::shared_ptr<const policy::PolicySet>& policy,
+               const engine::UsageSnapshot& usage, admission::ReviewResult& result);
   void record(const HttpRequest& request, const admission::ReviewResult& result,
               const policy::PolicySet& policy, admission::Endpoint endpoint);
 

@@ -168,6 +168,26 @@ inline constexpr MetricDef kQuotaUnavailableTotal{
     "gpu_admission_quota_unavailable_total",
     "Quota checks made without live usage data, by the fallback policy applied.", labels::kPolicy};
 
+// Quota reservations (server/quota_reservation.hpp) of GPU pods a quota governs. result:
+// reserved (admitted and written), denied (the quota, counting reservations, refused the pod),
+// unavailable (the reservation object could not be read or written in time: quotaUnavailable).
+inline constexpr MetricDef kQuotaReservationsTotal{
+    "gpu_admission_quota_reservations_total",
+    "Quota reservations attempted for GPU pods a quota governs, by result.", labels::kResult};
+
+// Apiserver requests made for reservations (GET and PUT/POST of the reservation ConfigMap): the
+// cost of quotas that hold across replicas, about one per admitted governed pod.
+inline constexpr MetricDef kQuotaReservationRoundTripsTotal{
+    "gpu_admission_quota_reservation_round_trips_total",
+    "Apiserver requests made to read or write quota reservations.",
+    {}};
+
+// Writes refused with 409 Conflict because another replica wrote first (each is retried).
+inline constexpr MetricDef kQuotaReservationConflictsTotal{
+    "gpu_admission_quota_reservation_conflicts_total",
+    "Quota reservation writes that lost a race with another writer and were retried.",
+    {}};
+
 // ---- supply and queue (cluster client, node watch) ----
 
 // Nodes of each pool (a node in several pools counts in each). state: ready (Ready and

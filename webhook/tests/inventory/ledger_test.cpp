@@ -96,6 +96,39 @@ TEST_F(LedgerTest, EventsAddModifyDeleteByUidWithoutDoubleCounting) {
   EXPECT_TRUE(ledger.snapshot(true, "")->namespaces.empty());
 }
 
+// Quota reservations of these pods must count once (as the pod) or, once they ended, not at all.
+TEST_F(LedgerTest, KnownPodsAreThoseHeldAndThoseThatLeft) {
+  const PodSpec a{.name = "a", .cls = "training", .limits = {{"nvidia.com/gpu", "1"}}};
+  const PodSpec b{.name = "b", .cls = "training", .limits = {{"nvidia.com/gpu", "1"}}};
+  const PodSpec c{.name = "c", .cls = "training", .limits = {{"nvidia.com/gpu", "1"}}};
+  event(EventType::Added, a);
+  event(EventType::Added, b);
+  event(EventType::Modified, b);  // an update is not a departure
+  auto finished = b;
+  finished.phase = "Succeeded";
+  event(EventType::Modified, finished);
+  EXPECT_EQ(ledger.snapshot(true, "")->knownPods,
+            (std::set<std::string, std::less<>>{"uid-a", "uid-b"}));
+  event(EventType::Deleted, a);
+  ledger.applyPodList(parse(list({podJson(c)})));  // a re-list that no longer has anything else
+  EXPECT_EQ(ledger.snapshot(true, "")->knownPods,
+            (std::set<std::string, std::less<>>{"uid-a", "uid-b", "uid-c"}));
+  EXPECT_EQ(ledger.podCount(), 1u);
+}
+
+TEST_F(LedgerTest, DepartedPodsAreRememberedUpToABound) {
+  for (std::size_t i = 0; i <= Ledger::kGoneKept; ++i) {
+    const PodSpec p{.name = std::string("p").append(std::to_string(i)),
+                    .limits = {{"nvidia.com/gpu", "1"}}};
+    event(EventType::Added, p);
+    event(EventType::Deleted, p);
+  }
+  const auto known = ledger.snapshot(true, "")->knownPods;
+  EXPECT_EQ(known.size(), Ledger::kGoneKept);
+  EXPECT_FALSE(known.contains("uid-p0"));  // the oldest is forgotten first
+  EXPECT_TRUE(known.contains("uid-p1"));
+}
+
 TEST_F(LedgerTest, ManySeventhsAddAndRemoveWithoutDrift) {
   // Built by append: `"m" + std::to_string(i)` trips GCC 12's false -Wrestrict at -O3 in this
   // function (GCC bug 105329), which fails the Release build under -Werror.

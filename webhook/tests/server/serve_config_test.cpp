@@ -232,6 +232,41 @@ TEST(ServeConfig, UsageSourceConflictsAreErrors) {
             std::string::npos);
 }
 
+TEST(ServeConfig, QuotaReservationFlags) {
+  auto r = parse({"--policies", "p", "--tls-cert", "c", "--tls-key", "k", "--kubeconfig", "k.yaml",
+                  "--reservation-namespace", "gpu-admission", "--quota-reservation-ttl", "2m",
+                  "--quota-reservation-timeout", "1500ms"});
+  ASSERT_TRUE(r.config) << r.error;
+  EXPECT_TRUE(r.config->quotaReservations);
+  EXPECT_EQ(r.config->reservationNamespace, "gpu-admission");
+  EXPECT_EQ(r.config->reservationTtl.count(), 120'000);
+  EXPECT_EQ(r.config->reservationTimeout.count(), 1'500);
+  r = parse({"--policies", "p", "--tls-cert", "c", "--tls-key", "k", "--in-cluster"},
+            {{"GPU_ADMISSION_QUOTA_RESERVATIONS", "false"}});
+  ASSERT_TRUE(r.config) << r.error;
+  EXPECT_FALSE(r.config->quotaReservations);
+  EXPECT_EQ(r.config->reservationTtl.count(), 90'000);  // the defaults
+  EXPECT_EQ(r.config->reservationTimeout.count(), 3'000);
+}
+
+TEST(ServeConfig, QuotaReservationMistakesAreErrors) {
+  const std::vector<const char*> base{"--policies", "p", "--tls-cert", "c", "--tls-key", "k"};
+  auto with = [&](std::vector<const char*> extra) {
+    auto all = base;
+    all.insert(all.end(), extra.begin(), extra.end());
+    return parse(all).error;
+  };
+  EXPECT_EQ(with({"--reservation-namespace", "x"}),
+            "--reservation-namespace needs --kubeconfig or --in-cluster");
+  EXPECT_EQ(with({"--in-cluster", "--quota-reservation-ttl", "30s"}),
+            "--quota-reservation-ttl (30000ms) must exceed --quota-unavailable-grace (30000ms)");
+  EXPECT_EQ(with({"--in-cluster", "--quota-unavailable-grace", "5s", "--quota-reservation-ttl",
+                  "6s", "--quota-reservation-timeout", "0s"}),
+            "--quota-reservation-timeout must be positive");
+  EXPECT_NE(with({"--quota-reservations", "maybe"}).find("invalid value \"maybe\""),
+            std::string::npos);
+}
+
 TEST(ListenAddress, AcceptsV4V6AndPortOnly) {
   auto v4 = parseListenAddress("10.0.0.1:8443");
   ASSERT_TRUE(v4);

@@ -224,6 +224,72 @@ TEST_F(WebhookServiceTest, QuotaChecksWithoutUsageAreCountedByFallback) {
   EXPECT_EQ(metric("fail-open"), 1);
 }
 
+// Live usage with nothing in use, and a store that keeps what is written.
+class LiveUsage : public engine::UsageSource {
+ public:
+  std::shared_ptr<const engine::UsageSnapshot> current() const override {
+    auto s = std::make_shared<engine::UsageSnapshot>();
+    s->available = true;
+    return s;
+  }
+  bool synced() const override { return true; }
+};
+
+class MemoryStore : public engine::ReservationStore {
+ public:
+  ReadResult read(std::chrono::steady_clock::time_point) override {
+    ++reads;
+    return engine::ReservationBook{version, entries};
+  }
+  WriteResult write(const std::string& v, const std::vector<engine::Reservation>& e,
+                    std::chrono::steady_clock::time_point) override {
+    if (v != version) return Conflict{};
+    entries = e;
+    version = std::to_string(++writes);
+    return Written{version};
+  }
+  std::string where() const override { return "memory"; }
+  std::string version;
+  std::vector<engine::Reservation> entries;
+  int reads = 0, writes = 0;
+};
+
+TEST_F(WebhookServiceTest, ValidateReservesGovernedPodsAndCountsIt) {
+  std::string yaml = kPolicy;
+  yaml.insert(yaml.find("  rollout:"),
+              "  quotas:\n  - name: q\n    namespaces: {names: [ml]}\n    gpuEquivalents: 1\n");
+  auto loaded = policy::loadPolicySources({{"quota.yaml", yaml}});
+  ASSERT_TRUE(loaded.ok()) << (loaded.errors.empty() ? "" : loaded.errors[0].format());
+  policy_->set(loaded.policy);
+  auto store = std::make_shared<MemoryStore>();
+  WebhookService s({policy_, std::make_shared<LiveUsage>(), readiness_, &metrics_, logger_.get(),
+                    nullptr, nullptr, nullptr,
+                    std::make_shared<QuotaReserver>(store, ReservationSettings{})});
+  const auto withUid = [](const std::string& uid) {
+    std::string body = review(uid);
+    body.insert(body.find(R"("labels":)"), R"("uid":"pod-)" + uid + R"(",)");
+    return body;
+  };
+  // /mutate never reserves (the pod has no uid yet); /validate does, once.
+  s.admit(post("/mutate", withUid("a")), admission::Endpoint::Mutate);
+  EXPECT_EQ(store->reads + store->writes, 0);
+  auto res = s.admit(post("/validate", withUid("a")), admission::Endpoint::Validate);
+  EXPECT_NE(res.body.find("\"allowed\":true"), std::string::npos) << res.body;
+  ASSERT_EQ(store->entries.size(), 1u);
+  EXPECT_EQ(store->entries[0].podUid, "pod-a");
+  EXPECT_EQ(store->entries[0].pod, "ml/p");
+  // The quota (1 GPU) is now reserved: a second pod the watch's usage would admit is denied.
+  res = s.admit(post("/validate", withUid("b")), admission::Endpoint::Validate);
+  EXPECT_NE(res.body.find("\"allowed\":false"), std::string::npos) << res.body;
+  const auto text = registry_.render();
+  EXPECT_NE(text.find("gpu_admission_quota_reservations_total{result=\"reserved\"} 1"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("gpu_admission_quota_reservations_total{result=\"denied\"} 1"),
+            std::string::npos);
+  EXPECT_NE(text.find("gpu_admission_quota_reservation_round_trips_total 2"), std::string::npos);
+}
+
 TEST(QuotaFallback, FollowsThePolicyWhenTheEngineCouldNotCheckAQuota) {
   auto open = policy::loadPolicySources(
       {{"q.yaml", std::string(kPolicy).insert(std::string(kPolicy).find("  rollout:"),

@@ -208,12 +208,15 @@ class FakeApiServer::Impl {
       {
         std::lock_guard lock(mu);
         if (!reachable) co_return;  // closes the connection
-        log.push_back("GET " + target + " token=" + (auth.size() > 7 ? auth.substr(7) : ""));
+        log.push_back(std::string(req.method_string()) + " " + target +
+                      " token=" + (auth.size() > 7 ? auth.substr(7) : ""));
         // A drop or token change from now on ends this watch, even before its header is out.
         start = {dropGeneration, bookmarkGeneration, token};
         if (!token.empty() && auth != "Bearer " + token) {
           code = 401;
           body = status(401, "Unauthorized", "Unauthorized");
+        } else if (path.find("/configmaps") != std::string::npos) {
+          body = configMapRequest(std::string(req.method_string()), path, req.body(), code);
         } else if (path != "/api/v1/pods" && path != "/api/v1/namespaces" &&
                    path != "/api/v1/nodes") {
           code = 404;
@@ -249,6 +252,51 @@ class FakeApiServer::Impl {
       co_await http::async_write(stream, res, asio::redirect_error(use_awaitable, ec));
       if (ec || !req.keep_alive()) co_return;
     }
+  }
+
+  // GET/PUT /api/v1/namespaces/<ns>/configmaps/<name>, POST .../configmaps: the apiserver's
+  // optimistic concurrency (PUT at another resourceVersion: 409; POST of an existing name: 409).
+  // Caller holds mu.
+  std::string configMapRequest(const std::string& method, const std::string& path,
+                               const std::string& text, int& code) {
+    const auto ns = path.substr(18, path.find('/', 18) - 18);  // after "/api/v1/namespaces/"
+    rapidjson::Document obj;
+    if (method != "GET" && obj.Parse(text.c_str()).HasParseError()) {
+      code = 400;
+      return status(400, "BadRequest", "invalid JSON");
+    }
+    const std::string name = method == "POST" ? std::string(obj["metadata"]["name"].GetString())
+                                              : path.substr(path.rfind('/') + 1);
+    const std::string key = ns + "/" + name;
+    auto& stored = objects["configmaps"];
+    const auto it = stored.find(key);
+    if (method == "GET" || method == "PUT") {
+      if (it == stored.end()) {
+        code = 404;
+        return status(404, "NotFound", "configmaps \"" + name + "\" not found");
+      }
+      if (method == "GET") return it->second;
+      rapidjson::Document old;
+      old.Parse(it->second.c_str());
+      const auto* sent = obj["metadata"].HasMember("resourceVersion")
+                             ? obj["metadata"]["resourceVersion"].GetString()
+                             : "";
+      if (std::string(sent) != old["metadata"]["resourceVersion"].GetString()) {
+        code = 409;
+        return status(409, "Conflict",
+                      "Operation cannot be fulfilled on configmaps \"" + name +
+                          "\": the object has been modified");
+      }
+      record("configmaps", key, "MODIFIED", obj);
+      return stored[key];
+    }
+    if (it != stored.end()) {
+      code = 409;
+      return status(409, "AlreadyExists", "configmaps \"" + name + "\" already exists");
+    }
+    code = 201;
+    record("configmaps", key, "ADDED", obj);
+    return stored[key];
   }
 
   // Caller holds mu. Continue tokens are "<offset>-<rv>".

@@ -2,7 +2,7 @@
 // the real list and watch protocol for pods, namespaces and nodes: paginated lists with
 // limit/continue, chunked watch streams of {"type":...,"object":...} lines, resourceVersion
 // semantics, BOOKMARK and ERROR events, 410 Gone after compaction, bearer tokens, RBAC 403s,
-// dropped connections.
+// dropped connections; and GET, PUT and POST of ConfigMaps with resourceVersion conflicts.
 #pragma once
 
 #include <cstdint>
@@ -55,7 +55,7 @@ class FakeApiServer {
   void setForbidden(const std::string& resource,
                     bool forbidden);  // 403 for "pods"/"namespaces"/"nodes"
 
-  // Request log: "GET /api/v1/pods?limit=2 token=abc".
+  // Request log: "GET /api/v1/pods?limit=2 token=abc", "PUT /api/v1/namespaces/... token=".
   std::vector<std::string> requests() const;
   int count(const std::string& needle) const;  // requests containing needle
   int openWatches() const;

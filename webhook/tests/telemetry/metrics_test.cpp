@@ -143,7 +143,8 @@ TEST(Metrics, EveryDefinedMetricRegistersWithValidNames) {
   for (const MetricDef* d :
        {&kRequestsTotal, &kBadRequestsTotal, &kPolicyRevisionInfo, &kPolicyReloadTotal,
         &kViolationsTotal, &kWatchRestartsTotal, &kGpuEquivalentSecondsTotal,
-        &kQuotaUnavailableTotal, &kLogLinesDroppedTotal})
+        &kQuotaUnavailableTotal, &kLogLinesDroppedTotal, &kQuotaReservationsTotal,
+        &kQuotaReservationRoundTripsTotal, &kQuotaReservationConflictsTotal})
     EXPECT_NO_THROW(r.counter(*d)) << d->name;
   for (const MetricDef* d : {&kPolicyLastReloadSuccess, &kCertificateExpiryTimestampSeconds,
                              &kOpenConnections, &kWatchLastEventAgeSeconds, &kLedgerPods})

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "engine/context/dra_objects.hpp"
@@ -35,6 +36,9 @@ struct UsageSnapshot {
     static const DraObjects none;
     return dra ? *dra : none;
   }
+  // Pods (metadata.uid) the usage counts now or counted until they ended: a quota reservation
+  // for one of them is already in the figures above, or no longer holds anything.
+  std::set<std::string, std::less<>> knownPods;
 };
 
 }  // namespace gpua::engine

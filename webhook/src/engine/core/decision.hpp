@@ -2,6 +2,7 @@
 // admit. Adapters (admission/, cli/) turn it into an AdmissionReview response or a report.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -26,6 +27,17 @@ struct Violation {
   // Never denies, whatever the mode: a capacity finding under capacityCheck: warn. In enforce
   // namespaces it becomes a warning; warn and audit namespaces treat it as usual.
   bool advisory = false;
+};
+
+// What a pod admitted under live usage must reserve for quotas to hold across webhook replicas
+// (engine/context/reservations.hpp): set only for a pod (not a template) with GPUs that at least
+// one quota governs, when usage was available.
+struct QuotaCharge {
+  std::vector<std::string> quotas;       // names of the quotas covering the pod's namespace
+  std::map<std::string, int64_t> units;  // per GPU resource, after the rewrite
+  std::string namespaceName;
+  std::string podUid;   // metadata.uid ("" before the apiserver assigned one: /mutate)
+  std::string podName;  // metadata.name, else generateName
 };
 
 struct Decision {
@@ -53,6 +65,7 @@ struct Decision {
   // A quota covers this GPU pod but live usage was unavailable, so PolicySet::quotaUnavailable
   // decided (a quota-unavailable denial, or a "not checked" warning).
   bool quotaUnchecked = false;
+  std::optional<QuotaCharge> quotaCharge;
   // The priority class the pod runs with and what spec.priorityTiers says of it, for review:
   // "gpu-training (value 10000, preemptionPolicy PreemptLowerPriority; preemptible by ...)".
   std::string priority;

@@ -189,6 +189,15 @@ std::string describeNamespaces(const policy::NamespaceSelector& selector) {
   return out;
 }
 
+std::vector<std::string> quotasCovering(const policy::PolicySet& policy,
+                                        std::string_view namespaceName,
+                                        const kube::Labels& namespaceLabels) {
+  std::vector<std::string> names;
+  for (const auto& q : policy.quotas)
+    if (q.namespaces.matches(namespaceName, namespaceLabels)) names.push_back(q.name);
+  return names;
+}
+
 bool checkQuotas(const QuotaInput& in, std::vector<Violation>& violations,
                  std::vector<std::string>& warnings) {
   if (in.gpuEquivalents <= 0 && in.units.empty()) return false;

@@ -40,6 +40,11 @@ std::string gpuEquivalentsText(double v);
 bool checkQuotas(const QuotaInput& in, std::vector<Violation>& violations,
                  std::vector<std::string>& warnings);
 
+// The names of the quotas that cover a namespace (what a pod there must reserve against).
+std::vector<std::string> quotasCovering(const policy::PolicySet& policy,
+                                        std::string_view namespaceName,
+                                        const kube::Labels& namespaceLabels);
+
 // "namespaces with team=vision", "namespace ml", "all namespaces"
 std::string describeNamespaces(const policy::NamespaceSelector& selector);
 
