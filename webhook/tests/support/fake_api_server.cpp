@@ -261,7 +261,7 @@ class FakeApiServer::Impl {
                                const std::string& text, int& code) {
     const auto ns = path.substr(18, path.find('/', 18) - 18);  // after "/api/v1/namespaces/"
     rapidjson::Document obj;
-    if (method != "GET" && obj.Parse(text.c_str()).HasParseError()) {
+    if (method != "GET" && obj.Parse(text.data(), text.size()).HasParseError()) {
       code = 400;
       return status(400, "BadRequest", "invalid JSON");
     }
@@ -277,7 +277,7 @@ class FakeApiServer::Impl {
       }
       if (method == "GET") return it->second;
       rapidjson::Document old;
-      old.Parse(it->second.c_str());
+      old.Parse(it->second.data(), it->second.size());  // sized: no SSE2 read past the end
       const auto* sent = obj["metadata"].HasMember("resourceVersion")
                              ? obj["metadata"]["resourceVersion"].GetString()
                              : "";
