@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -24,20 +23,7 @@ func testApiserverLatency(t *testing.T) {
 	var b strings.Builder
 	for _, hook := range []string{"mutate.gpu-admission.io", "validate-pods.gpu-admission.io", "validate-templates.gpu-admission.io"} {
 		buckets := map[float64]float64{}
-		for _, line := range m {
-			if !strings.HasPrefix(line, "apiserver_admission_webhook_admission_duration_seconds_bucket{") ||
-				!strings.Contains(line, `name="`+hook+`"`) {
-				continue
-			}
-			le := line[strings.Index(line, `le="`)+4:]
-			le = le[:strings.IndexByte(le, '"')]
-			bound := math.Inf(1)
-			if le != "+Inf" {
-				bound, _ = strconv.ParseFloat(le, 64)
-			}
-			v, _ := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-			buckets[bound] += v
-		}
+		m.addBuckets("apiserver_admission_webhook_admission_duration_seconds", `name="`+hook+`"`, buckets)
 		count := buckets[math.Inf(1)]
 		if count == 0 {
 			t.Errorf("the apiserver recorded no call of %s", hook)

@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -37,6 +38,24 @@ func (m metrics) value(name string, matchers ...string) float64 {
 		}
 	}
 	return sum
+}
+
+// addBuckets adds the cumulative buckets of histogram `family` whose series contain `match`
+// (`name="x"`) to `into`, by upper bound (+Inf included): summed over every matching series.
+func (m metrics) addBuckets(family, match string, into map[float64]float64) {
+	for _, line := range m {
+		if !strings.HasPrefix(line, family+"_bucket{") || !strings.Contains(line, match) {
+			continue
+		}
+		le := line[strings.Index(line, `le="`)+4:]
+		le = le[:strings.IndexByte(le, '"')]
+		bound := math.Inf(1)
+		if le != "+Inf" {
+			bound, _ = strconv.ParseFloat(le, 64)
+		}
+		v, _ := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+		into[bound] += v
+	}
 }
 
 func parseMetrics(body io.Reader) metrics {

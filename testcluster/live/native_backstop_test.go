@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -687,19 +686,7 @@ func nativeLatency(t *testing.T) {
 	}
 	for _, row := range rows {
 		buckets := map[float64]float64{}
-		for _, line := range m {
-			if !strings.HasPrefix(line, row.metric+"_bucket{") || !strings.Contains(line, row.match) {
-				continue
-			}
-			le := line[strings.Index(line, `le="`)+4:]
-			le = le[:strings.IndexByte(le, '"')]
-			bound := math.Inf(1)
-			if le != "+Inf" {
-				bound, _ = strconv.ParseFloat(le, 64)
-			}
-			v, _ := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-			buckets[bound] += v
-		}
+		m.addBuckets(row.metric, row.match, buckets)
 		count := buckets[math.Inf(1)]
 		if count == 0 {
 			t.Errorf("the apiserver recorded no evaluation of %s (%s)", row.what, row.metric)

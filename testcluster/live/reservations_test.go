@@ -126,19 +126,7 @@ func (rs *replicas) validateCalls(t *testing.T) []float64 {
 func (rs *replicas) validateBuckets(t *testing.T) map[float64]float64 {
 	out := map[float64]float64{}
 	for _, p := range rs.ports {
-		for _, line := range webhookMetricsAt(t, p) {
-			if !strings.HasPrefix(line, "gpu_admission_request_duration_seconds_bucket{") || !strings.Contains(line, `path="/validate"`) {
-				continue
-			}
-			le := line[strings.Index(line, `le="`)+4:]
-			le = le[:strings.IndexByte(le, '"')]
-			bound := math.Inf(1)
-			if le != "+Inf" {
-				bound, _ = strconv.ParseFloat(le, 64)
-			}
-			v, _ := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
-			out[bound] += v
-		}
+		webhookMetricsAt(t, p).addBuckets("gpu_admission_request_duration_seconds", `path="/validate"`, out)
 	}
 	return out
 }

@@ -132,17 +132,31 @@ Yaml exemptedNamespaces(const policy::PolicySet& p) {
   return std::move(Yaml::map().set("matchExpressions", std::move(exprs)));
 }
 
-std::string policyYaml(const policy::PolicySet& p, const std::vector<CelVariable>& vars,
-                       const char* mode) {
+// The variables of a policy, each bind lowered for the apiserver.
+Yaml variablesYaml(const std::vector<CelVariable>& vars) {
   Yaml variables = Yaml::list();
   for (const auto& v : vars)
     variables.push(std::move(
         Yaml::map().set("name", v.name).set("expression", cel::lowerBinds(v.expression))));
+  return variables;
+}
+
+// What every compiled policy matches: pod CREATE, outside the exempt namespaces.
+Yaml podCreateConstraints(const policy::PolicySet& p) {
   Yaml rule = Yaml::map();
   rule.set("apiGroups", strings({""}))
       .set("apiVersions", strings({"v1"}))
       .set("operations", strings({"CREATE"}))
       .set("resources", strings({"pods"}));
+  Yaml constraints = Yaml::map();
+  if (!p.exemptNamespaces.empty()) constraints.set("namespaceSelector", exemptedNamespaces(p));
+  constraints.set("resourceRules", std::move(Yaml::list().push(std::move(rule))));
+  return constraints;
+}
+
+std::string policyYaml(const policy::PolicySet& p, const std::vector<CelVariable>& vars,
+                       const char* mode) {
+  Yaml variables = variablesYaml(vars);
   Yaml validation = Yaml::map();
   validation
       .set("expression", std::string("variables.mode != \"") + mode +
@@ -153,9 +167,7 @@ std::string policyYaml(const policy::PolicySet& p, const std::vector<CelVariable
   Yaml spec = Yaml::map();
   // A backstop that admits on a CEL error is no backstop in enforce mode; warn and audit only
   // report, so an error there must not stop a pod.
-  Yaml constraints = Yaml::map();
-  if (!p.exemptNamespaces.empty()) constraints.set("namespaceSelector", exemptedNamespaces(p));
-  constraints.set("resourceRules", std::move(Yaml::list().push(std::move(rule))));
+  Yaml constraints = podCreateConstraints(p);
   spec.set("failurePolicy", std::string(mode) == "enforce" ? "Fail" : "Ignore")
       .set("matchConstraints", std::move(constraints))
       .set("variables", std::move(variables))
@@ -222,18 +234,8 @@ constexpr const char* kPriorityPatch =
 std::string mutatingYaml(const policy::PolicySet& p, std::vector<CelVariable> vars,
                          const std::string& priority) {
   vars.push_back({"priority", priority});
-  Yaml variables = Yaml::list();
-  for (const auto& v : vars)
-    variables.push(std::move(
-        Yaml::map().set("name", v.name).set("expression", cel::lowerBinds(v.expression))));
-  Yaml rule = Yaml::map();
-  rule.set("apiGroups", strings({""}))
-      .set("apiVersions", strings({"v1"}))
-      .set("operations", strings({"CREATE"}))
-      .set("resources", strings({"pods"}));
-  Yaml constraints = Yaml::map();
-  if (!p.exemptNamespaces.empty()) constraints.set("namespaceSelector", exemptedNamespaces(p));
-  constraints.set("resourceRules", std::move(Yaml::list().push(std::move(rule))));
+  Yaml variables = variablesYaml(vars);
+  Yaml constraints = podCreateConstraints(p);
   Yaml mutation = Yaml::map();
   mutation.set("patchType", "JSONPatch")
       .set("jsonPatch", std::move(Yaml::map().set("expression", kPriorityPatch)));
