@@ -139,22 +139,11 @@ ApiClient::ApiClient(ApiConfig config)
 }
 
 asio::awaitable<std::string> ApiClient::get(std::string target, std::chrono::milliseconds timeout) {
-  Stream stream(co_await asio::this_coro::executor, ssl_);
-  co_await connect(stream, config_, timeout);
-  auto req = makeRequest(config_, target);
-  beast::get_lowest_layer(stream).expires_after(timeout);
-  co_await http::async_write(stream, req, use_awaitable);
-  beast::flat_buffer buffer;
-  http::response_parser<http::string_body> parser;
-  parser.body_limit(kMaxListBody);
-  co_await http::async_read(stream, buffer, parser, use_awaitable);
-  closeQuietly(stream);
-  auto& res = parser.get();
-  const int status = static_cast<int>(res.result_int());
-  if (status != 200)
-    throw ApiError(status,
-                   describeHttpError(status, "GET", target, statusMessage(res.body()), config_));
-  co_return std::move(res.body());
+  ApiResponse res = co_await send("GET", target, {}, timeout);
+  if (res.status != 200)
+    throw ApiError(res.status,
+                   describeHttpError(res.status, "GET", target, res.message(), config_));
+  co_return std::move(res.body);
 }
 
 std::string ApiResponse::message() const {
