@@ -2,7 +2,6 @@ package live
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"sort"
 	"strings"
@@ -13,13 +12,7 @@ import (
 // apiserver_admission_webhook_admission_duration_seconds per webhook, from its histogram (a figure
 // for docs/performance.md, not a timed assertion).
 func testApiserverLatency(t *testing.T) {
-	resp, err := apiClient(t).Get(apiURL("/metrics"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	m := parseMetrics(strings.NewReader(string(body)))
+	m := apiserverMetrics(t)
 	var b strings.Builder
 	for _, hook := range []string{"mutate.gpu-admission.io", "validate-pods.gpu-admission.io", "validate-templates.gpu-admission.io"} {
 		buckets := map[float64]float64{}

@@ -110,6 +110,17 @@ func apiClient(t *testing.T) *http.Client {
 		TLSClientConfig:     &tls.Config{RootCAs: pool, Certificates: []tls.Certificate{cert}}}}
 }
 
+// apiserverMetrics reads the apiserver's own /metrics.
+func apiserverMetrics(t *testing.T) metrics {
+	t.Helper()
+	resp, err := apiClient(t).Get(apiURL("/metrics"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	return parseMetrics(resp.Body)
+}
+
 func apiURL(p string) string { return "https://127.0.0.1:" + cluster.APIPort + p }
 
 // writeReport keeps a figure of this run in build/testcluster-report/ (the docs quote them).

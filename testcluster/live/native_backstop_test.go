@@ -3,7 +3,6 @@ package live
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -670,13 +669,7 @@ func setWebhookFailurePolicy(t *testing.T, p string) func() {
 // nativeLatency: the apiserver's own histograms for the compiled policies next to the webhook's,
 // for docs/native-backstop.md and docs/performance.md.
 func nativeLatency(t *testing.T) {
-	resp, err := apiClient(t).Get(apiURL("/metrics"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(resp.Body)
-	m := parseMetrics(strings.NewReader(string(body)))
+	m := apiserverMetrics(t)
 	var b strings.Builder
 	rows := []struct{ what, metric, match string }{
 		{"ValidatingAdmissionPolicy gpu-admission-enforce", "apiserver_validating_admission_policy_check_duration_seconds", `policy="gpu-admission-enforce"`},
