@@ -95,14 +95,16 @@ std::optional<std::string> attributeText(const rapidjson::Value& v) {
   return std::nullopt;
 }
 
+// metadata.name (and metadata.namespace for the namespaced kinds, which have namespaceName):
+// false when one is missing, so such an object is dropped.
 template <typename Info>
-bool named(const rapidjson::Value& v, Info& out, bool namespaced) {
+bool named(const rapidjson::Value& v, Info& out) {
   if (!v.IsObject()) return false;
   out.name = std::string(json::path(v, "metadata", "name"));
-  if constexpr (requires { out.namespaceName; })
+  if constexpr (requires { out.namespaceName; }) {
     out.namespaceName = std::string(json::path(v, "metadata", "namespace"));
-  if constexpr (requires { out.namespaceName; })
-    return !out.name.empty() && (!namespaced || !out.namespaceName.empty());
+    if (out.namespaceName.empty()) return false;
+  }
   return !out.name.empty();
 }
 
@@ -110,7 +112,7 @@ bool named(const rapidjson::Value& v, Info& out, bool namespaced) {
 
 std::optional<engine::DeviceClassInfo> decodeDeviceClass(const rapidjson::Value& v) {
   engine::DeviceClassInfo out;
-  if (!named(v, out, false)) return std::nullopt;
+  if (!named(v, out)) return std::nullopt;
   const auto* spec = json::objectMember(&v, "spec");
   out.extendedResourceName = str(json::member(spec, "extendedResourceName"));
   out.selectors = selectorsOf(spec);
@@ -119,7 +121,7 @@ std::optional<engine::DeviceClassInfo> decodeDeviceClass(const rapidjson::Value&
 
 std::optional<engine::ResourceClaimInfo> decodeResourceClaim(const rapidjson::Value& v) {
   engine::ResourceClaimInfo out;
-  if (!named(v, out, true)) return std::nullopt;
+  if (!named(v, out)) return std::nullopt;
   out.requests = requestsOf(json::objectMember(json::objectMember(&v, "spec"), "devices"));
   readAllocation(v, out);
   return out;
@@ -127,7 +129,7 @@ std::optional<engine::ResourceClaimInfo> decodeResourceClaim(const rapidjson::Va
 
 std::optional<engine::ClaimTemplateInfo> decodeClaimTemplate(const rapidjson::Value& v) {
   engine::ClaimTemplateInfo out;
-  if (!named(v, out, true)) return std::nullopt;
+  if (!named(v, out)) return std::nullopt;
   const auto* inner = json::objectMember(json::objectMember(&v, "spec"), "spec");
   out.requests = requestsOf(json::objectMember(inner, "devices"));
   return out;
