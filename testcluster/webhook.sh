@@ -48,6 +48,7 @@ case "$action" in
     ;;
   start)
     [ -e "$serving/..data" ] || publish_pair "$certs/server.crt" "$certs/server.key"
+    export POD_NAME="$name"  # as the Deployment sets it: each replica signs its reservations
     start "$name" "$W" "$GPUA_BINARY" serve --policies "$POLICIES" \
       --tls-cert "$serving/tls.crt" --tls-key "$serving/tls.key" --listen "127.0.0.1:$port" \
       --kubeconfig "$W/gpu-admission.kubeconfig" --reservation-namespace gpu-admission \

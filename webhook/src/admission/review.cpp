@@ -64,6 +64,7 @@ ReviewResult reviewWith(std::string_view requestBody, Endpoint endpoint,
   auto parsed = readAdmissionRequest(doc, usage);
   if (auto* e = std::get_if<RequestError>(&parsed)) return fail(r, 400, std::move(*e));
   auto& req = std::get<AdmissionRequest>(parsed);
+  req.context.patchApplied = endpoint != Endpoint::Validate;
 
   if (routesToEngine(req, policy)) {
     std::optional<RequestError> failure;

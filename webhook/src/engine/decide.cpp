@@ -332,7 +332,10 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
                                !ev.validateOnly && getsClassPlacement(*ev.cls, gpu)),
         *ev.cls, s.policy);
   if (gpu.hasGpu) {
-    const auto units = effectiveUnits(gpu, ev.rewriteTo);
+    // Quotas charge what the stored pod will hold: the class's rewrite only if our patch is
+    // applied (a validating webhook's pod keeps nvidia.com/gpu when the mutation did not run).
+    const auto units =
+        effectiveUnits(gpu, s.context.patchApplied ? ev.rewriteTo : std::string_view());
     for (const auto& [resource, n] : units)
       d.gpuEquivalents += gpuEquivalentsOf(resource, n, s.policy);
     d.quotaUnchecked =

@@ -25,6 +25,11 @@ struct RequestContext {
   // "kubeflow.org" + "PyTorchJob"...
   std::string group;
   std::string kind = "Pod";
+  // Whether the apiserver applies this decision's patch before it stores the object: true for
+  // a mutating webhook and for the CLI, false for a validating webhook, which sees the object
+  // as it will be stored (mutated, or not when the mutating webhook did not run). Quotas charge
+  // what the stored pod will hold.
+  bool patchApplied = true;
 };
 
 // Decides on `object` (a Pod, or a workload whose pod templates are validated).

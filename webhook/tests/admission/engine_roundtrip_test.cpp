@@ -247,6 +247,47 @@ TEST_F(EngineRoundTrip, OptedInTemplatesArePatchedOnCreateAndUpdate) {
   EXPECT_FALSE(review(reviewJson(s), Endpoint::Mutate, policy, usage).decision.has_value());
 }
 
+// A validating webhook sees the pod as the apiserver will store it. When the mutating webhook
+// did not run (its failurePolicy is Ignore: a replica died mid-request), a notebook keeps its
+// whole GPU; the quota must charge that GPU, not the L4 time-slice the class would have
+// rewritten it to. Charging the quarter let a killed replica's burst overshoot a dev namespace's
+// 2 GPU-equivalents by whole GPUs (the quota reservation test's fault run).
+TEST(EngineQuotaCharge, ValidateChargesThePodAsStoredWhenTheMutationDidNotRun) {
+  const auto loaded = policy::loadPolicyPaths({GPUA_POLICIES});
+  ASSERT_TRUE(loaded.ok()) << "policies/ must load";
+  const policy::PolicySet& shipped = *loaded.policy;
+  engine::UsageSnapshot usage;
+  usage.available = true;
+  usage.namespaceLabels["team-a"] = {{"env", "dev"}};  // dev-namespaces: 2 GPU-equivalents
+  usage.namespaces["team-a"].gpuEquivalents = 1.5;
+  RequestSpec s;
+  s.uid = "pod-uid-1";
+  s.object = gpuPod(R"("gpu-admission.io/class":"interactive")", 1);
+
+  const ReviewResult mutated = review(reviewJson(s), Endpoint::Mutate, shipped, usage);
+  ASSERT_TRUE(mutated.decision.has_value()) << mutated.body;
+  EXPECT_TRUE(mutated.decision->allowed()) << mutated.body;
+  EXPECT_DOUBLE_EQ(mutated.decision->gpuEquivalents, 0.25) << "rewritten to a time-slice";
+
+  const ReviewResult unmutated = review(reviewJson(s), Endpoint::Validate, shipped, usage);
+  ASSERT_TRUE(unmutated.decision.has_value()) << unmutated.body;
+  EXPECT_DOUBLE_EQ(unmutated.decision->gpuEquivalents, 1.0) << "the stored pod holds a GPU";
+  ASSERT_EQ(unmutated.decision->violations.size(), 1u) << unmutated.body;
+  EXPECT_EQ(unmutated.decision->violations[0].rule, "quota") << unmutated.body;
+  EXPECT_FALSE(unmutated.decision->allowed()) << "1 GPU-equivalent over the 0.5 left";
+
+  // The mutated pod, validated, is charged its time-slice and admitted.
+  RequestSpec stored = s;
+  stored.object = applyResponsePatch(mutated, s.object);
+  const ReviewResult validated = review(reviewJson(stored), Endpoint::Validate, shipped, usage);
+  ASSERT_TRUE(validated.decision.has_value()) << validated.body;
+  EXPECT_TRUE(validated.decision->allowed()) << validated.body;
+  EXPECT_DOUBLE_EQ(validated.decision->gpuEquivalents, 0.25);
+  ASSERT_TRUE(validated.decision->quotaCharge.has_value());
+  EXPECT_EQ(validated.decision->quotaCharge->units,
+            (std::map<std::string, int64_t>{{"nvidia.com/gpu.shared", 1}}));
+}
+
 struct CorpusTally {
   int pods = 0, patched = 0, denied = 0;
 };

@@ -34,7 +34,7 @@ struct Violation {
 // one quota governs, when usage was available.
 struct QuotaCharge {
   std::vector<std::string> quotas;       // names of the quotas covering the pod's namespace
-  std::map<std::string, int64_t> units;  // per GPU resource, after the rewrite
+  std::map<std::string, int64_t> units;  // per GPU resource, as the stored pod holds them
   std::string namespaceName;
   std::string podUid;   // metadata.uid ("" before the apiserver assigned one: /mutate)
   std::string podName;  // metadata.name, else generateName
@@ -61,7 +61,7 @@ struct Decision {
   std::optional<Denial> denial;       // set only when a violation is enforced
   std::map<std::string, std::string> auditAnnotations;  // keys valid for auditAnnotations
 
-  double gpuEquivalents = 0;  // what this pod adds, after the rewrite
+  double gpuEquivalents = 0;  // what the stored pod adds (RequestContext::patchApplied)
   // A quota covers this GPU pod but live usage was unavailable, so PolicySet::quotaUnavailable
   // decided (a quota-unavailable denial, or a "not checked" warning).
   bool quotaUnchecked = false;
