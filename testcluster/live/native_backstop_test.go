@@ -28,6 +28,7 @@ func testNativeBackstop(t *testing.T) {
 	t.Cleanup(func() { kubectl("", "delete", "--ignore-not-found", "-f", dir) })
 	t.Run("EveryObjectAccepted", func(t *testing.T) { applyNative(t, dir) })
 	t.Run("Differential", func(t *testing.T) { nativeDifferential(t, compiled) })
+	t.Run("PolicyTestsAgainstNative", func(t *testing.T) { nativePolicyTests(t, dir) })
 	t.Run("WebhookDown", func(t *testing.T) { nativeWithWebhookDown(t) })
 	t.Run("Latency", nativeLatency)
 }

@@ -202,7 +202,7 @@ void checkIdempotent(const TestCase& c, const ReviewReport& first, const policy:
 }  // namespace
 
 std::vector<CheckFailure> checkCase(const TestCase& c, const policy::PolicySet& policy,
-                                    const SnapshotReader& files) {
+                                    const SnapshotReader& files, const MoreChecks& more) {
   std::vector<CheckFailure> out;
   // A fixture the case names that is not there: the case cannot run, the others of its file can.
   for (const auto& e : c.fixtureErrors) out.push_back({e, {}});
@@ -240,6 +240,8 @@ std::vector<CheckFailure> checkCase(const TestCase& c, const policy::PolicySet& 
     if (c.expect.patchedPodFile) check.wholeObject(*c.expect.patchedPodFile, c.expect.ignore);
     out = std::move(check.failures);
     checkIdempotent(c, report, policy, usage, supply, out);
+    if (more)
+      for (auto& f : more(report)) out.push_back(std::move(f));
   } catch (const ReviewError& e) {
     out.push_back({std::string("cannot review: ") + e.what(), {}});
   } catch (const InputError& e) {

@@ -78,7 +78,9 @@ void runFile(const LoadedFile& file, PolicyCache& policies, const SuiteOptions& 
   }
   for (const auto& c : file.cases->cases) {
     if (!options.filter.empty() && c.name.find(options.filter) == std::string::npos) continue;
-    const auto failures = checkCase(c, *policy, files);
+    const auto failures = checkCase(c, *policy, files, [&](const ReviewReport& report) {
+      return observer.alsoCheck(c, *policy, report);
+    });
     observer.caseDone(file.path + ":" + c.name, failures);
     ++(failures.empty() ? tally.passed : tally.failed);
   }

@@ -28,6 +28,12 @@ class SuiteObserver {
   // None of the file's cases could run (it does not parse, or its own policy does not load).
   // Each problem's message is a whole line that names the file.
   virtual void fileFailed(const std::string& file, const std::vector<CheckFailure>& problems) = 0;
+  // More checks of a case the runner reviewed (`test --against-native`), given the webhook's
+  // answer `report`: their failures count as the case's. None by default.
+  virtual std::vector<CheckFailure> alsoCheck(const TestCase&, const policy::PolicySet&,
+                                              const ReviewReport&) {
+    return {};
+  }
 };
 
 // A failed file counts as one failure.

@@ -3,11 +3,14 @@
 //
 // Exit status: 0 all passed, 1 some failed, 2 usage error or a policy that does not load.
 #include <cstdio>
+#include <memory>
 
 #include "authoring/test_runner.hpp"
 #include "cli/cluster_files.hpp"
 #include "cli/command_line.hpp"
 #include "cli/command_registry.hpp"
+#include "cli/native_cases.hpp"
+#include "cluster/api_config.hpp"
 
 namespace gpua::cli {
 namespace {
@@ -15,7 +18,7 @@ namespace {
 // One FAIL line per broken expectation (diff lines indented below it), as the suite runs.
 class FailurePrinter final : public authoring::SuiteObserver {
  public:
-  explicit FailurePrinter(bool verbose) : verbose_(verbose) {}
+  FailurePrinter(bool verbose, NativeCases* native) : verbose_(verbose), native_(native) {}
 
   void caseDone(const std::string& where,
                 const std::vector<authoring::CheckFailure>& failures) override {
@@ -26,6 +29,11 @@ class FailurePrinter final : public authoring::SuiteObserver {
                   const std::vector<authoring::CheckFailure>& problems) override {
     for (const auto& p : problems) print(p.message, p.diff);
   }
+  std::vector<authoring::CheckFailure> alsoCheck(const authoring::TestCase& c,
+                                                 const policy::PolicySet& policy,
+                                                 const authoring::ReviewReport& report) override {
+    return native_ ? native_->check(c, policy, report) : std::vector<authoring::CheckFailure>{};
+  }
 
  private:
   static void print(const std::string& line, const std::vector<std::string>& diff) {
@@ -33,11 +41,12 @@ class FailurePrinter final : public authoring::SuiteObserver {
     for (const auto& d : diff) std::printf("    %s\n", d.c_str());
   }
   bool verbose_;
+  NativeCases* native_;
 };
 
 struct TestOptions {
   std::vector<std::string> paths;
-  std::string policies, filter;
+  std::string policies, filter, nativeKubeconfig, nativeContext;
   bool verbose = false;
 };
 
@@ -46,9 +55,20 @@ int test(const TestOptions& o, bool policiesGiven) {
   options.paths = o.paths.empty() ? std::vector<std::string>{"policy-tests"} : o.paths;
   if (policiesGiven) options.policies = splitList(o.policies);
   options.filter = o.filter;
-  FailurePrinter printer(o.verbose);
+  std::unique_ptr<NativeCases> native;
+  if (!o.nativeKubeconfig.empty())
+    native = std::make_unique<NativeCases>(
+        cluster::loadKubeconfig(o.nativeKubeconfig, o.nativeContext), o.verbose);
+  FailurePrinter printer(o.verbose, native.get());
   const auto tally = authoring::runSuite(options, ClusterFileReader{}, printer);
+  if (native) std::printf("%s\n", native->summary().c_str());
   std::printf("%d passed, %d failed\n", tally.passed, tally.failed);
+  if (native && native->comparedNone()) {
+    std::fprintf(stderr,
+                 "gpu-admission test: --against-native compared no case (see the line "
+                 "above)\n");
+    return 1;
+  }
   return tally.failed > 0 ? 1 : 0;
 }
 
@@ -70,6 +90,15 @@ int runTestCommand(int argc, char** argv) {
           ->type_name("PATH,...");
   app.add_option("--run", o.filter, "only cases whose name contains TEXT")->type_name("TEXT");
   app.add_flag("-v,--verbose", o.verbose, "print a line for passing cases too");
+  app.add_option("--against-native", o.nativeKubeconfig,
+                 "also create each pod case (server-side dry run) in the cluster of\n"
+                 "KUBECONFIG, which runs the compiled native policies alone, and fail\n"
+                 "where its verdict differs from the webhook's beyond the rules the\n"
+                 "compiler declares (a test control plane: it creates the cases'\n"
+                 "namespaces). See docs/native-backstop.md")
+      ->type_name("KUBECONFIG");
+  app.add_option("--context", o.nativeContext, "the kubeconfig context for --against-native")
+      ->type_name("NAME");
   return cl.run(argc, argv, [&] { return test(o, policies->count() > 0); });
 }
 

@@ -3,20 +3,17 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/io_context.hpp>
 #include <cmath>
 #include <ctime>
-#include <exception>
 #include <fstream>
 
+#include "cluster/blocking_call.hpp"
 #include "kube/json.hpp"
 #include "kube/json_parse.hpp"
 #include "kube/rfc3339.hpp"
 
 namespace gpua::cluster {
 
-namespace asio = boost::asio;
 namespace json = kube::json;
 using Writer = rapidjson::Writer<rapidjson::StringBuffer>;
 
@@ -190,21 +187,7 @@ ApiResponse ConfigMapReservationStore::call(const std::string& method, const std
   using namespace std::chrono;
   const auto left = duration_cast<milliseconds>(deadline - steady_clock::now());
   if (left <= milliseconds(0)) return {0, "no time left before the webhook's deadline"};
-  asio::io_context io(1);
-  ApiResponse response;
-  std::exception_ptr failure;
-  asio::co_spawn(io, client_.send(method, target, std::move(body), left),
-                 [&](std::exception_ptr e, ApiResponse r) {
-                   failure = e;
-                   response = std::move(r);
-                 });
-  io.run();
-  if (!failure) return response;
-  try {
-    std::rethrow_exception(failure);
-  } catch (const std::exception& e) {
-    return {0, e.what()};
-  }
+  return callBlocking(client_, method, target, std::move(body), left);
 }
 
 std::string ConfigMapReservationStore::failure(const std::string& method,
