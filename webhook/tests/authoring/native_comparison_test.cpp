@@ -20,6 +20,11 @@ ReviewReport deniedBy(std::vector<engine::Violation> violations) {
   return r;
 }
 
+// Sized: the SIMD reader must not read past a literal's end.
+void parseInto(rapidjson::Document& d, std::string_view json) {
+  d.Parse(json.data(), json.size());
+}
+
 constexpr std::string_view kMaxMessage = "pod asks for 9 GPUs; class training allows at most 8";
 
 NativeAnswer policyDenial(std::string_view message) {
@@ -60,7 +65,7 @@ TEST(CompareWithNative, BothDenyWithTheWebhooksMessageAgree) {
 TEST(CompareWithNative, AGeneratedNameIsTheWebhooksGenerateName) {
   ReviewReport r =
       deniedBy({{"max-per-pod", R"(pod "train-" (generateName) asks for 9 GPUs; at most 8)"}});
-  r.sent.Parse(R"({"metadata":{"generateName":"train-"}})");
+  parseInto(r.sent, R"({"metadata":{"generateName":"train-"}})");
   EXPECT_EQ(compareWithNative(r, policyDenial(R"(pod "train-x7k2q" asks for 9 GPUs; at most 8)"),
                               kCompiled)
                 .result,
@@ -69,7 +74,7 @@ TEST(CompareWithNative, AGeneratedNameIsTheWebhooksGenerateName) {
                               kCompiled)
                 .result,
             Result::Differ);
-  r.sent.Parse(R"({"metadata":{"name":"train-x7k2q","generateName":"train-"}})");
+  parseInto(r.sent, R"({"metadata":{"name":"train-x7k2q","generateName":"train-"}})");
   EXPECT_EQ(compareWithNative(r, policyDenial(R"(pod "train-x7k2q" asks for 9 GPUs; at most 8)"),
                               kCompiled)
                 .result,
