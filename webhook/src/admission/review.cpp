@@ -48,7 +48,7 @@ RequestError internalError(const std::string& uid, std::string_view what) {
 template <typename Decide>
 ReviewResult reviewWith(std::string_view requestBody, Endpoint endpoint,
                         const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
-                        const Decide& decide) {
+                        ReviewReader reader, const Decide& decide) {
   ReviewResult r;
   // Per thread like the arena: it keeps its capacity, so the copy allocates nothing once warm.
   // A rare huge request must not pin its size per thread: such a buffer is dropped next time.
@@ -59,7 +59,7 @@ ReviewResult reviewWith(std::string_view requestBody, Endpoint endpoint,
   // The allocator is declared before the document: the document's values live in it.
   rapidjson::MemoryPoolAllocator<> arena(tArena, kArenaBytes);
   rapidjson::Document doc(&arena);
-  if (auto e = parseJsonInSitu(buffer, doc)) return fail(r, 400, std::move(*e));
+  if (auto e = parseJsonInSitu(buffer, doc, reader)) return fail(r, 400, std::move(*e));
 
   auto parsed = readAdmissionRequest(doc, usage);
   if (auto* e = std::get_if<RequestError>(&parsed)) return fail(r, 400, std::move(*e));
@@ -95,7 +95,7 @@ ReviewResult review(std::string_view requestBody, Endpoint endpoint,
 ReviewResult review(std::string_view requestBody, Endpoint endpoint,
                     const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
                     DecideFn decide) {
-  return reviewWith(requestBody, endpoint, policy, usage,
+  return reviewWith(requestBody, endpoint, policy, usage, ReviewReader::FullDocument,
                     [&](const rapidjson::Value& object, const engine::RequestContext& context) {
                       return decide(object, context, policy, usage);
                     });
@@ -103,8 +103,8 @@ ReviewResult review(std::string_view requestBody, Endpoint endpoint,
 
 ReviewResult review(std::string_view requestBody, Endpoint endpoint,
                     const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
-                    const engine::SupplySnapshot& supply) {
-  return reviewWith(requestBody, endpoint, policy, usage,
+                    const engine::SupplySnapshot& supply, ReviewReader reader) {
+  return reviewWith(requestBody, endpoint, policy, usage, reader,
                     [&](const rapidjson::Value& object, const engine::RequestContext& context) {
                       return engine::decide(object, context, policy, usage, supply);
                     });
