@@ -18,6 +18,8 @@ alignas(16) thread_local char tArena[kArenaBytes];
 // Room for the SIMD slack the parser wants (see depth_limited_parse.hpp): one allocation.
 constexpr std::size_t kSimdPadding = 32;
 constexpr std::size_t kKeepBufferBytes = 256 * 1024;
+// RapidJSON's default for a document's parse stack.
+constexpr std::size_t kParseStackBytes = 1024;
 
 ReviewResult& fail(ReviewResult& r, int status, RequestError e) {
   r.httpStatus = status;
@@ -58,7 +60,10 @@ ReviewResult reviewWith(std::string_view requestBody, Endpoint endpoint,
   buffer.assign(requestBody);
   // The allocator is declared before the document: the document's values live in it.
   rapidjson::MemoryPoolAllocator<> arena(tArena, kArenaBytes);
-  rapidjson::Document doc(&arena);
+  // The document's parse stack gets its allocator here: left to itself it allocates one per
+  // document.
+  rapidjson::CrtAllocator stackAllocator;
+  rapidjson::Document doc(&arena, kParseStackBytes, &stackAllocator);
   if (auto e = parseJsonInSitu(buffer, doc, reader)) return fail(r, 400, std::move(*e));
 
   auto parsed = readAdmissionRequest(doc, usage);

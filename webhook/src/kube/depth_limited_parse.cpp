@@ -63,7 +63,9 @@ DepthLimitedParse parseLimited(Stream& stream, rapidjson::Document& doc, std::si
   auto generate = [&](rapidjson::Document& target) {
     auto&& handler = wrap(target);
     DepthLimiter limiter(handler, maxDepth);
-    rapidjson::Reader reader;
+    // Given, not left to the reader: its stack would allocate an allocator object per parse.
+    rapidjson::CrtAllocator stackAllocator;
+    rapidjson::Reader reader(&stackAllocator);
     out.result = reader.Parse<kFlags>(stream, limiter);
     out.tooDeep = limiter.tooDeep();
     return !out.result.IsError();
