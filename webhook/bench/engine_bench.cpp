@@ -123,6 +123,49 @@ void BM_Review(benchmark::State& state, PodSize size, bool many) {
                                static_cast<double>(state.iterations());
 }
 
+// The typical pod as /validate denies it: the Kubeflow job label removed, so it is a GPU pod no
+// class claims (unclassifiedGpuPods: deny), in a namespace the rollout enforces (env=dev).
+const std::string& unclassifiedTypicalBody() {
+  static const std::string body = [] {
+    std::string pod = podJson(PodSize::Typical);
+    const std::string label = R"("training.kubeflow.org/job-name":"resnet-imagenet",)";
+    pod.erase(pod.find(label), label.size());
+    return admissionReviewJson(pod, "705ab4f5-6393-11e8-b7cc-42010a800002");
+  }();
+  return body;
+}
+
+enum class Verdict { Mutate, Deny };
+
+// Heap allocations per review once the request path is warm (1,000 reviews first), as the issue's
+// target counts them: the typical pod mutated at /mutate, the unclassified one denied at
+// /validate, in a namespace the rollout enforces. Time is measured too but is not the figure here.
+void BM_SteadyStateAllocations(benchmark::State& state, Verdict verdict) {
+  const bool deny = verdict == Verdict::Deny;
+  const auto& body = deny ? unclassifiedTypicalBody() : reviewBody(PodSize::Typical);
+  const auto endpoint = deny ? admission::Endpoint::Validate : admission::Endpoint::Mutate;
+  // The mutate case is BM_Review's (and the callgrind figure's): no usage, the rollout's warn.
+  engine::UsageSnapshot usage;
+  if (deny) {
+    usage.available = true;
+    usage.namespaceLabels["team-a"] = {{"env", "dev"}};
+  }
+  for (int i = 0; i < 1000; ++i) admission::review(body, endpoint, shipped(), usage);
+  const auto check = admission::review(body, endpoint, shipped(), usage);
+  if (!check.decision || check.decision->allowed() == deny || check.decision->patch.empty() == !deny) {
+    state.SkipWithError("the pod is not decided as this benchmark expects");
+    return;
+  }
+  const std::size_t allocationsBefore = tAllocations;
+  for (auto _ : state) {
+    auto r = admission::review(body, endpoint, shipped(), usage);
+    benchmark::DoNotOptimize(r.body.data());
+  }
+  if (state.iterations() > 0)
+    state.counters["allocs"] = static_cast<double>(tAllocations - allocationsBefore) /
+                               static_cast<double>(state.iterations());
+}
+
 // A cluster of `count` nodes spread over the policy's pools: each node carries its pool's labels
 // and taints and 8 units of each of its resources, of which every odd node has `taken` in use.
 engine::SupplySnapshot clusterSupply(const policy::PolicySet& policy, int count, int taken) {
@@ -203,6 +246,8 @@ BENCHMARK_CAPTURE(BM_Review, large_shipped, PodSize::Large, false);
 BENCHMARK_CAPTURE(BM_Review, small_classes1000, PodSize::Small, true);
 BENCHMARK_CAPTURE(BM_Review, typical_classes1000, PodSize::Typical, true);
 BENCHMARK_CAPTURE(BM_Review, large_classes1000, PodSize::Large, true);
+BENCHMARK_CAPTURE(BM_SteadyStateAllocations, typical_mutate, Verdict::Mutate);
+BENCHMARK_CAPTURE(BM_SteadyStateAllocations, typical_deny, Verdict::Deny);
 BENCHMARK_CAPTURE(BM_ReviewWithSupply, small_shipped_5000nodes, PodSize::Small, false);
 BENCHMARK_CAPTURE(BM_ReviewWithSupply, typical_shipped_5000nodes, PodSize::Typical, false);
 BENCHMARK_CAPTURE(BM_ReviewWithSupply, typical_shipped_5000nodes_full, PodSize::Typical, true);

@@ -8,11 +8,11 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 seconds=${FUZZ_SECONDS:-20}
 jobs=${JOBS:-2}
-targets=${FUZZ_TARGETS:-review policy quantity watch dra http_session}
+targets=${FUZZ_TARGETS:-review review_reader policy quantity watch dra http_session}
 cmake -S webhook/fuzz -B build/fuzz -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   >/dev/null
 cmake --build build/fuzz -j "$jobs" >/dev/null
-declare -A maxlen=([review]=65536 [policy]=16384 [quantity]=256 [watch]=65536 [dra]=32768 [http_session]=32768)
+declare -A maxlen=([review]=65536 [review_reader]=65536 [policy]=16384 [quantity]=256 [watch]=65536 [dra]=32768 [http_session]=32768)
 declare -A dict=([http_session]=webhook/fuzz/http.dict)
 status=0
 for t in $targets; do

@@ -1,5 +1,6 @@
 #include "admission/request_parser.hpp"
 
+#include "engine/pod/pod_fields.hpp"
 #include "engine/pod/workload_kinds.hpp"
 #include "kube/json.hpp"
 #include "kube/json_parse.hpp"
@@ -131,12 +132,52 @@ std::optional<RequestError> checkNames(const AdmissionRequest& r) {
   return std::nullopt;
 }
 
+// What the codec reads of an AdmissionReview (readAdmissionRequest above), and request.object
+// as objectTable chooses. request.kind's group and kind are captured for the choice.
+enum Capture { kKindObject, kKindGroup, kKindKind };
+using kube::JsonField;
+using kube::JsonKeep;
+using kube::kKeepAll;
+constexpr JsonKeep kGroup = kube::captured(kKindGroup);
+constexpr JsonKeep kKindName = kube::captured(kKindKind);
+constexpr JsonField kKindFields[] = {{"group", &kGroup}, {"kind", &kKindName}};
+constexpr JsonKeep kKind{JsonKeep::Kind::Fields, kKindFields, nullptr, kKindObject};
+constexpr JsonField kUserFields[] = {{"username", &kKeepAll}};
+constexpr JsonKeep kUser{JsonKeep::Kind::Fields, kUserFields};
+constexpr JsonField kRequestFields[] = {
+    {"uid", &kKeepAll},   {"kind", &kKind},         {"subResource", &kKeepAll},
+    {"name", &kKeepAll},  {"namespace", &kKeepAll}, {"operation", &kKeepAll},
+    {"userInfo", &kUser}, {"dryRun", &kKeepAll},    {"object", &kube::kKeepChosen},
+};
+constexpr JsonKeep kRequest{JsonKeep::Kind::Fields, kRequestFields};
+constexpr JsonField kReviewFields[] = {
+    {"apiVersion", &kKeepAll}, {"kind", &kKeepAll}, {"request", &kRequest}};
+constexpr JsonKeep kReview{JsonKeep::Kind::Fields, kReviewFields};
+
+// A Pod's fields only when request.kind, seen once before the object and unambiguous, says Pod
+// as readAdmissionRequest will read it; any other kind, order or doubt keeps the object whole.
+const JsonKeep& objectTable(const kube::JsonCaptures& c) {
+  const bool coreGroup =
+      c.seen[kKindGroup] == 0 ||
+      (c.seen[kKindGroup] == 1 && c.isString[kKindGroup] && c.value[kKindGroup].empty());
+  const bool pod = c.seen[kKindObject] == 1 && c.seen[kKindKind] == 1 && c.isString[kKindKind] &&
+                   c.value[kKindKind] == "Pod" && coreGroup;
+  return pod ? engine::pod_fields::kPod : kKeepAll;
+}
+
+kube::JsonParseResult parseWith(std::string& buffer, rapidjson::Document& doc,
+                                ReviewReader reader) {
+  if (reader == ReviewReader::FullDocument) return kube::parseJsonInSitu(buffer, doc);
+  return kube::parseJsonInSitu(buffer, doc, kReview, objectTable);
+}
+
 }  // namespace
 
-std::optional<RequestError> parseJsonInSitu(std::string& buffer, rapidjson::Document& doc) {
+std::optional<RequestError> parseJsonInSitu(std::string& buffer, rapidjson::Document& doc,
+                                            ReviewReader reader) {
   if (buffer.find_first_not_of(" \t\r\n") == std::string::npos)
     return error("invalid-json", "empty request body");
-  const kube::JsonParseResult parsed = kube::parseJsonInSitu(buffer, doc);
+  const kube::JsonParseResult parsed = parseWith(buffer, doc, reader);
   if (parsed.ok()) return std::nullopt;
   const bool tooDeep = parsed.problem == kube::JsonParseResult::Problem::TooDeep;
   return error(tooDeep ? "too-deep" : "invalid-json", parsed.message);

@@ -27,10 +27,21 @@ struct AdmissionRequest {
   const rapidjson::Value* object = nullptr;  // request.object (points into the document)
 };
 
+// Which document the codec builds of a review. FullDocument: everything (the request path
+// today, and the oracle). PolicyFields: only what the codec reads of the envelope and, for a Pod,
+// only engine/pod/pod_fields.hpp's fields of the object (other kinds whole); the differential
+// test and the fuzz target hold it to the full document's answers, byte for byte. It is not the
+// request path's default yet: over RapidJSON's reader, which still scans every byte, the filter
+// costs more than the values it leaves unbuilt save (docs/performance.md, 2026-12-04); a scanner
+// that skips dropped values without decoding them is what makes it pay.
+enum class ReviewReader { FullDocument, PolicyFields };
+
 // Parses `buffer` in situ into `doc` (both must outlive any use of the document). Refuses
 // empty input, control bytes other than TAB, LF and CR (NUL included), nesting deeper than
-// kMaxJsonDepth (before the recursive parser goes deeper), invalid JSON and trailing data.
-std::optional<RequestError> parseJsonInSitu(std::string& buffer, rapidjson::Document& doc);
+// kMaxJsonDepth (before the recursive parser goes deeper), invalid JSON and trailing data:
+// the same errors at the same offsets whichever reader builds the document.
+std::optional<RequestError> parseJsonInSitu(std::string& buffer, rapidjson::Document& doc,
+                                            ReviewReader reader = ReviewReader::FullDocument);
 
 // Checks the AdmissionReview envelope and extracts the request. Namespace labels come from
 // `usage`.

@@ -18,6 +18,8 @@ alignas(16) thread_local char tArena[kArenaBytes];
 // Room for the SIMD slack the parser wants (see depth_limited_parse.hpp): one allocation.
 constexpr std::size_t kSimdPadding = 32;
 constexpr std::size_t kKeepBufferBytes = 256 * 1024;
+// RapidJSON's default for a document's parse stack.
+constexpr std::size_t kParseStackBytes = 1024;
 
 ReviewResult& fail(ReviewResult& r, int status, RequestError e) {
   r.httpStatus = status;
@@ -48,7 +50,7 @@ RequestError internalError(const std::string& uid, std::string_view what) {
 template <typename Decide>
 ReviewResult reviewWith(std::string_view requestBody, Endpoint endpoint,
                         const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
-                        const Decide& decide) {
+                        ReviewReader reader, const Decide& decide) {
   ReviewResult r;
   // Per thread like the arena: it keeps its capacity, so the copy allocates nothing once warm.
   // A rare huge request must not pin its size per thread: such a buffer is dropped next time.
@@ -58,8 +60,11 @@ ReviewResult reviewWith(std::string_view requestBody, Endpoint endpoint,
   buffer.assign(requestBody);
   // The allocator is declared before the document: the document's values live in it.
   rapidjson::MemoryPoolAllocator<> arena(tArena, kArenaBytes);
-  rapidjson::Document doc(&arena);
-  if (auto e = parseJsonInSitu(buffer, doc)) return fail(r, 400, std::move(*e));
+  // The document's parse stack gets its allocator here: left to itself it allocates one per
+  // document.
+  rapidjson::CrtAllocator stackAllocator;
+  rapidjson::Document doc(&arena, kParseStackBytes, &stackAllocator);
+  if (auto e = parseJsonInSitu(buffer, doc, reader)) return fail(r, 400, std::move(*e));
 
   auto parsed = readAdmissionRequest(doc, usage);
   if (auto* e = std::get_if<RequestError>(&parsed)) return fail(r, 400, std::move(*e));
@@ -95,7 +100,7 @@ ReviewResult review(std::string_view requestBody, Endpoint endpoint,
 ReviewResult review(std::string_view requestBody, Endpoint endpoint,
                     const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
                     DecideFn decide) {
-  return reviewWith(requestBody, endpoint, policy, usage,
+  return reviewWith(requestBody, endpoint, policy, usage, ReviewReader::FullDocument,
                     [&](const rapidjson::Value& object, const engine::RequestContext& context) {
                       return decide(object, context, policy, usage);
                     });
@@ -103,8 +108,8 @@ ReviewResult review(std::string_view requestBody, Endpoint endpoint,
 
 ReviewResult review(std::string_view requestBody, Endpoint endpoint,
                     const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
-                    const engine::SupplySnapshot& supply) {
-  return reviewWith(requestBody, endpoint, policy, usage,
+                    const engine::SupplySnapshot& supply, ReviewReader reader) {
+  return reviewWith(requestBody, endpoint, policy, usage, reader,
                     [&](const rapidjson::Value& object, const engine::RequestContext& context) {
                       return engine::decide(object, context, policy, usage, supply);
                     });

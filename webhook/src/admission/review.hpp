@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "admission/request_parser.hpp"
 #include "engine/context/usage.hpp"
 #include "engine/core/decision.hpp"
 #include "engine/decide.hpp"
@@ -49,9 +50,11 @@ ReviewResult review(std::string_view requestBody, Endpoint endpoint,
                     DecideFn decide);
 
 // With node supply beside usage: the engine's capacity checks run when `supply` is available
-// and summarized for `policy` (engine::decide with a SupplySnapshot).
+// and summarized for `policy` (engine::decide with a SupplySnapshot). `reader`: which document
+// the review is decided on (request_parser.hpp); every answer is the same with either.
 ReviewResult review(std::string_view requestBody, Endpoint endpoint,
                     const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
-                    const engine::SupplySnapshot& supply);
+                    const engine::SupplySnapshot& supply,
+                    ReviewReader reader = ReviewReader::FullDocument);
 
 }  // namespace gpua::admission

@@ -10,7 +10,7 @@
 namespace gpua::kube {
 
 // The offset of the first byte below 0x20 other than TAB, LF and CR; npos when there is none.
-// One SSE2 pass (16 bytes a step), so it costs far less than the parse it precedes.
+// One SSE2 pass (64 bytes a step when none is below 0x20), far cheaper than the parse after it.
 std::size_t findForbiddenControlByte(std::string_view text);
 
 }  // namespace gpua::kube

@@ -4,6 +4,8 @@
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
 
+#include "kube/json_field_filter.hpp"
+
 namespace gpua::kube {
 
 namespace {
@@ -11,10 +13,12 @@ namespace {
 using Ch = char;
 using rapidjson::SizeType;
 
-// Forwards SAX events to the document and stops the parse one level past the limit.
+// Forwards SAX events to the document (or a filter in front of it) and stops the parse one level
+// past the limit.
+template <typename Handler>
 class DepthLimiter {
  public:
-  DepthLimiter(rapidjson::Document& doc, std::size_t maxDepth) : doc_(doc), maxDepth_(maxDepth) {}
+  DepthLimiter(Handler& doc, std::size_t maxDepth) : doc_(doc), maxDepth_(maxDepth) {}
 
   bool Null() { return doc_.Null(); }
   bool Bool(bool b) { return doc_.Bool(b); }
@@ -44,19 +48,24 @@ class DepthLimiter {
     return true;
   }
 
-  rapidjson::Document& doc_;
+  Handler& doc_;
   std::size_t maxDepth_;
   std::size_t depth_ = 0;
   bool tooDeep_ = false;
 };
 
-// Fills `doc` from `stream` through the limiter; the stream decides in situ or copying.
-template <unsigned kFlags, typename Stream>
-DepthLimitedParse parseLimited(Stream& stream, rapidjson::Document& doc, std::size_t maxDepth) {
+// Fills `doc` from `stream` through the limiter and `wrap(doc)`, the handler the limiter feeds
+// (the document itself, or a filter in front of it); the stream decides in situ or copying.
+template <unsigned kFlags, typename Stream, typename Wrap>
+DepthLimitedParse parseLimited(Stream& stream, rapidjson::Document& doc, std::size_t maxDepth,
+                               Wrap wrap) {
   DepthLimitedParse out;
-  auto generate = [&](rapidjson::Document& handler) {
+  auto generate = [&](rapidjson::Document& target) {
+    auto&& handler = wrap(target);
     DepthLimiter limiter(handler, maxDepth);
-    rapidjson::Reader reader;
+    // Given, not left to the reader: its stack would allocate an allocator object per parse.
+    rapidjson::CrtAllocator stackAllocator;
+    rapidjson::Reader reader(&stackAllocator);
     out.result = reader.Parse<kFlags>(stream, limiter);
     out.tooDeep = limiter.tooDeep();
     return !out.result.IsError();
@@ -65,14 +74,34 @@ DepthLimitedParse parseLimited(Stream& stream, rapidjson::Document& doc, std::si
   return out;
 }
 
+rapidjson::Document& unfiltered(rapidjson::Document& doc) {
+  return doc;
+}
+
+// Room for RapidJSON's SSE2 scanning, which reads aligned 16-byte blocks past the NUL.
+void reserveSimdSlack(std::string& text) {
+  constexpr std::size_t kSimdSlack = 32;
+  if (text.capacity() < text.size() + kSimdSlack) text.reserve(text.size() + kSimdSlack);
+}
+
 }  // namespace
 
 DepthLimitedParse parseInSituWithDepthLimit(std::string& text, rapidjson::Document& doc,
                                             std::size_t maxDepth) {
-  constexpr std::size_t kSimdSlack = 32;
-  if (text.capacity() < text.size() + kSimdSlack) text.reserve(text.size() + kSimdSlack);
+  reserveSimdSlack(text);
   rapidjson::InsituStringStream stream(text.data());
-  return parseLimited<rapidjson::kParseInsituFlag>(stream, doc, maxDepth);
+  return parseLimited<rapidjson::kParseInsituFlag>(stream, doc, maxDepth, unfiltered);
+}
+
+DepthLimitedParse parseInSituWithDepthLimit(std::string& text, rapidjson::Document& doc,
+                                            const JsonKeep& keep, JsonChooser chooser,
+                                            std::size_t maxDepth) {
+  reserveSimdSlack(text);
+  rapidjson::InsituStringStream stream(text.data());
+  return parseLimited<rapidjson::kParseInsituFlag>(
+      stream, doc, maxDepth, [&](rapidjson::Document& target) {
+        return JsonFieldFilter<rapidjson::Document>(target, keep, chooser);
+      });
 }
 
 DepthLimitedParse parseWithDepthLimit(std::string_view text, rapidjson::Document& doc,
@@ -81,7 +110,7 @@ DepthLimitedParse parseWithDepthLimit(std::string_view text, rapidjson::Document
   // over-read, no padding needed).
   rapidjson::MemoryStream memory(text.data(), text.size());
   rapidjson::EncodedInputStream<rapidjson::UTF8<>, rapidjson::MemoryStream> stream(memory);
-  return parseLimited<rapidjson::kParseDefaultFlags>(stream, doc, maxDepth);
+  return parseLimited<rapidjson::kParseDefaultFlags>(stream, doc, maxDepth, unfiltered);
 }
 
 }  // namespace gpua::kube

@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "kube/json_field_table.hpp"
+
 namespace gpua::kube {
 
 // Deepest JSON we accept. Real pods nest ~12 levels under an AdmissionReview envelope, and
@@ -25,6 +27,12 @@ struct DepthLimitedParse {
 // grow (RapidJSON's SSE2 scanning reads aligned 16-byte blocks past the terminating NUL, so the
 // allocation gets that much slack). Parsing stops at an embedded NUL: callers reject those first.
 DepthLimitedParse parseInSituWithDepthLimit(std::string& text, rapidjson::Document& doc,
+                                            std::size_t maxDepth = kMaxJsonDepth);
+
+// The same, keeping only what `keep` keeps (kube/json_field_table.hpp): the reader still
+// visits every byte, so errors, their offsets and the depth limit are the full parse's.
+DepthLimitedParse parseInSituWithDepthLimit(std::string& text, rapidjson::Document& doc,
+                                            const JsonKeep& keep, JsonChooser chooser,
                                             std::size_t maxDepth = kMaxJsonDepth);
 
 // Parses a copy: `doc` owns its strings and `text` is read exactly to its length.

@@ -59,4 +59,10 @@ JsonParseResult parseJsonInSitu(std::string& buffer, rapidjson::Document& doc,
   return judged(parseInSituWithDepthLimit(buffer, doc, maxDepth), maxDepth);
 }
 
+JsonParseResult parseJsonInSitu(std::string& buffer, rapidjson::Document& doc, const JsonKeep& keep,
+                                JsonChooser chooser, std::size_t maxDepth) {
+  if (auto refused = refuseControlBytes(buffer); !refused.ok()) return refused;
+  return judged(parseInSituWithDepthLimit(buffer, doc, keep, chooser, maxDepth), maxDepth);
+}
+
 }  // namespace gpua::kube

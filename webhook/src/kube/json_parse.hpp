@@ -36,4 +36,9 @@ JsonParseResult parseJson(std::string_view text, rapidjson::Document& doc,
 JsonParseResult parseJsonInSitu(std::string& buffer, rapidjson::Document& doc,
                                 std::size_t maxDepth = kMaxJsonDepth);
 
+// The same, keeping only what `keep` keeps (kube/json_field_table.hpp): the same errors at the
+// same offsets as the full parse, a document with only the kept values.
+JsonParseResult parseJsonInSitu(std::string& buffer, rapidjson::Document& doc, const JsonKeep& keep,
+                                JsonChooser chooser, std::size_t maxDepth = kMaxJsonDepth);
+
 }  // namespace gpua::kube

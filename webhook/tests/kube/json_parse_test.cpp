@@ -1,5 +1,7 @@
 #include "kube/json_parse.hpp"
 
+#include "kube/control_bytes.hpp"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -32,6 +34,26 @@ TEST(JsonParse, RefusesControlBytesWhereverTheyStand) {
             "invalid JSON at byte offset 7: unescaped control character U+001F (RFC 8259: escape "
             "it as \\u001F inside a string)");
   EXPECT_EQ(parseJson(std::string("[1]\0", 4), doc).problem, Problem::ControlByte);
+}
+
+// The scan takes 64 bytes a step, then 16, then one: a forbidden byte is found at its offset in
+// every position, after whitespace in the same block, and whitespace alone is no finding.
+TEST(JsonParse, FindsTheFirstForbiddenControlByteAtAnyOffset) {
+  for (std::size_t size : {1u, 15u, 16u, 63u, 64u, 65u, 130u, 200u}) {
+    const std::string plain(size, 'a');
+    EXPECT_EQ(findForbiddenControlByte(plain), std::string_view::npos);
+    std::string spaced = plain;
+    for (std::size_t i = 0; i < size; i += 3) spaced[i] = "\t\n\r"[(i / 3) % 3];
+    EXPECT_EQ(findForbiddenControlByte(spaced), std::string_view::npos);
+    for (std::size_t at = 0; at < size; ++at) {
+      for (char c : {'\0', '\x01', '\x1f'}) {
+        std::string text = spaced;
+        text[at] = c;
+        if (at + 1 < size) text[at + 1] = '\x1e';  // a later one must not win
+        EXPECT_EQ(findForbiddenControlByte(text), at) << "size " << size << " at " << at;
+      }
+    }
+  }
 }
 
 TEST(JsonParse, RefusesNestingBeyondTheLimit) {

@@ -1,5 +1,9 @@
 #include "engine/pod/pod_view.hpp"
 
+#include <cassert>
+
+#include "engine/pod/pod_fields.hpp"
+
 #include "engine/core/json_util.hpp"
 #include "engine/core/text.hpp"
 
@@ -35,6 +39,8 @@ std::string_view PodView::annotation(std::string_view key, bool* found) const {
 }
 
 std::string_view PodView::specString(std::string_view key) const {
+  // The admission reader keeps only the table's fields: one read outside it would see "absent".
+  assert(pod_fields::readableSpecField(key));
   return json::stringMember(spec, key);
 }
 
