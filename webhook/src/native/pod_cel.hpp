@@ -43,7 +43,7 @@ struct ContainerCel {
   std::string units(const std::string& c) const;    // int: GPU units of the container
   std::string unitsOf(const std::string& c, const std::string& key) const;  // int, one key
   std::string gpuKeys(const std::string& c) const;           // list: GPU keys with units > 0
-  std::string wantsGpu(const std::string& c) const;          // units > 0 or DRA claims
+  std::string wantsGpu(const std::string& c) const;  // units (limits or requests) > 0, or claims
   std::string label(const std::string& c, bool init) const;  // "container \"name\""
   // The container's GPU resource when it asks for exactly one, else "GPUs".
   std::string resourceWord(const std::string& c) const;
