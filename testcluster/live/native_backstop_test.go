@@ -29,6 +29,7 @@ func testNativeBackstop(t *testing.T) {
 	t.Run("EveryObjectAccepted", func(t *testing.T) { applyNative(t, dir) })
 	t.Run("Differential", func(t *testing.T) { nativeDifferential(t, compiled) })
 	t.Run("WebhookDown", func(t *testing.T) { nativeWithWebhookDown(t) })
+	t.Run("StaticManifests", nativeStatic)
 	t.Run("Latency", nativeLatency)
 }
 
@@ -610,6 +611,27 @@ func nativeEnforced() error {
 	return nil
 }
 
+// conflictPod: a training pod whose own affinity admits only dev-l4 nodes, which the webhook
+// denies in an enforce namespace (placement-conflict) and the compiled policies leave to it. It
+// tells whether the apiserver calls the webhook: the marker pod cannot, since the compiled
+// mutations write what the webhook writes, its annotations included.
+var conflictPod = mustJSON(podOf("native-conflict", map[string]string{"gpu-admission.io/class": "training"}, map[string]any{
+	"affinity": map[string]any{"nodeAffinity": map[string]any{"requiredDuringSchedulingIgnoredDuringExecution": map[string]any{
+		"nodeSelectorTerms": []any{map[string]any{"matchExpressions": []any{
+			map[string]any{"key": "gpu-admission.io/pool", "operator": "In", "values": []any{"dev-l4"}}}}}}}},
+	"containers": []any{container("main", map[string]string{"nvidia.com/gpu": "1"})}}))
+
+// waitWebhookDenies waits until the webhook denies conflictPod: the apiserver calls it again.
+func waitWebhookDenies(t *testing.T) {
+	eventually(t, 60*time.Second, "the apiserver calls the webhook", func() error {
+		r := kubectl(conflictPod, "-n", "nb-enforce", "create", "--dry-run=server", "-o", "name", "-f", "-")
+		if !strings.Contains(r.Stderr, "admission webhook") {
+			return fmt.Errorf("the placement conflict is not denied by the webhook: %s", r.combined())
+		}
+		return nil
+	})
+}
+
 // withoutWebhooks runs f with the webhook configurations deleted (and the apiserver no longer
 // calling the webhook), then restores them and waits until it calls it again.
 func withoutWebhooks(t *testing.T, f func()) {
@@ -617,12 +639,11 @@ func withoutWebhooks(t *testing.T, f func()) {
 	mustKubectl(t, "", "delete", "-f", install)
 	defer func() {
 		mustKubectl(t, "", "apply", "-f", install)
-		waitMarker(t)
+		waitWebhookDenies(t)
 	}()
 	eventually(t, 60*time.Second, "the apiserver stops calling the webhook", func() error {
-		r := kubectl(markerPod, "-n", "gpua-marker", "create", "--dry-run=server", "-o", "jsonpath={.metadata.annotations}", "-f", "-")
-		if strings.Contains(r.Stdout, "gpu-admission.io/class") {
-			return fmt.Errorf("marker still mutated")
+		if r := kubectl(conflictPod, "-n", "nb-enforce", "create", "--dry-run=server", "-o", "name", "-f", "-"); r.Err != nil {
+			return fmt.Errorf("the placement conflict is still denied: %s", r.Stderr)
 		}
 		return nil
 	})
@@ -675,7 +696,7 @@ func nativeWithWebhookDown(t *testing.T) {
 	t.Logf("webhook stopped: %s", out)
 	defer func() {
 		scriptOK(t, "webhook.sh", "start")
-		waitMarker(t)
+		waitWebhookDenies(t)
 	}()
 	pod := mustJSON(podOf("down-big", map[string]string{"gpu-admission.io/class": "training"},
 		map[string]any{"containers": []any{container("main", map[string]string{"nvidia.com/gpu": "9"})}}))
@@ -708,6 +729,72 @@ func setWebhookFailurePolicy(t *testing.T, p string) func() {
 	changed := regexp.MustCompile(`failurePolicy: \w+`).ReplaceAllString(string(data), "failurePolicy: "+p)
 	mustKubectl(t, changed, "apply", "-f", "-")
 	return func() { mustKubectl(t, "", "apply", "-f", install) }
+}
+
+// nativeStatic: `compile --static` written into the static manifest directories the test
+// control plane's apiserver reads (testcluster/up.sh; KEP-5793, beta and on by default in
+// v1.37), with the compiled API objects' bindings and the webhook configurations removed: the
+// static policy alone denies a pod over its class's maximum with the webhook's words, and the
+// static mutations alone write the class's priority class and placement. The files are removed
+// again (the apiserver re-reads the directories once a minute) before the next suite.
+func nativeStatic(t *testing.T) {
+	dir := t.TempDir()
+	if r := gpua("", "compile", "--to", "native", "--static", "--policies", cluster.Policies, "-o", dir); r.Err != nil {
+		t.Fatalf("compile --static: %v\n%s", r.Err, r.combined())
+	}
+	static := filepath.Join(cluster.Dir, "static")
+	var written []string
+	for _, plugin := range []string{"validating", "mutating"} {
+		files, _ := filepath.Glob(filepath.Join(dir, plugin, "*.yaml"))
+		for _, f := range files {
+			data, _ := os.ReadFile(f)
+			to := filepath.Join(static, plugin, filepath.Base(f))
+			if err := os.WriteFile(to, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			written = append(written, to)
+		}
+	}
+	big := mustJSON(podOf("static-big", map[string]string{"gpu-admission.io/class": "training"},
+		map[string]any{"containers": []any{container("main", map[string]string{"nvidia.com/gpu": "9"})}}))
+	denied := func() error {
+		r := kubectl(big, "-n", "nb-enforce", "create", "--dry-run=server", "-o", "name", "-f", "-")
+		if r.Err == nil || !strings.Contains(r.Stderr, "ValidatingAdmissionPolicy 'gpu-admission-enforce.static.k8s.io'") ||
+			!strings.Contains(r.Stderr, "asks for 9 nvidia.com/gpu but class training allows at most 8 per pod") {
+			return fmt.Errorf("not denied by the static policy in the webhook's words: %s", r.combined())
+		}
+		return nil
+	}
+	withoutWebhooks(t, func() {
+		withoutNative(t, func() {
+			defer func() {
+				for _, f := range written {
+					_ = os.Remove(f)
+				}
+				eventually(t, 150*time.Second, "the apiserver drops the static policies", func() error {
+					if r := kubectl(big, "-n", "nb-enforce", "create", "--dry-run=server", "-o", "name", "-f", "-"); r.Err != nil {
+						return fmt.Errorf("still denied: %s", r.Stderr)
+					}
+					return nil
+				})
+			}()
+			eventually(t, 150*time.Second, "the static policy denies", denied)
+			ok := mustJSON(podOf("static-ok", map[string]string{"gpu-admission.io/class": "training"},
+				map[string]any{"containers": []any{container("main", map[string]string{"nvidia.com/gpu": "1"})}}))
+			r := kubectl(ok, "-n", "nb-enforce", "create", "--dry-run=server", "-o", "json", "-f", "-")
+			if r.Err != nil {
+				t.Fatalf("a pod within every rule was refused under the static policies: %s", r.Stderr)
+			}
+			var stored map[string]any
+			_ = json.Unmarshal([]byte(r.Stdout), &stored)
+			if got := str(path(stored, "spec", "priorityClassName")); got != "gpu-training" {
+				t.Errorf("the static mutations wrote priorityClassName %q, want gpu-training", got)
+			}
+			if !strings.Contains(mustJSON(path(stored, "spec", "affinity")), "train-h100") {
+				t.Errorf("the static mutations wrote no placement on train-h100: %s", mustJSON(path(stored, "spec", "affinity")))
+			}
+		})
+	})
 }
 
 // nativeLatency: the apiserver's own histograms for the compiled policies next to the webhook's,

@@ -17,6 +17,20 @@ namespace {
 
 constexpr const char* kPrefix = "gpu-admission-";
 
+// The objects' names and files: through the API, or as static manifests (KEP-5793), whose
+// names must end in .static.k8s.io and whose policies and bindings the apiserver reads from two
+// directories, one per plugin.
+struct Naming {
+  Form form;
+  std::string object(const std::string& what) const {
+    return kPrefix + what + (form == Form::Static ? ".static.k8s.io" : "");
+  }
+  std::string file(const char* plugin, const std::string& name) const {
+    return (form == Form::Static ? plugin + std::string("/") : std::string()) + plugin + "-" +
+           name + ".yaml";
+  }
+};
+
 // Why a rule the engine has is not compiled, when it never can be or need not be.
 struct Fixed {
   const char* rule;
@@ -155,7 +169,7 @@ Yaml podCreateConstraints(const policy::PolicySet& p) {
 }
 
 std::string policyYaml(const policy::PolicySet& p, const std::vector<CelVariable>& vars,
-                       const char* mode) {
+                       const char* mode, const Naming& names) {
   Yaml variables = variablesYaml(vars);
   Yaml validation = Yaml::map();
   validation
@@ -175,25 +189,26 @@ std::string policyYaml(const policy::PolicySet& p, const std::vector<CelVariable
   Yaml doc = Yaml::map();
   doc.set("apiVersion", "admissionregistration.k8s.io/v1")
       .set("kind", "ValidatingAdmissionPolicy")
-      .set("metadata", metadata(kPrefix + std::string(mode), p))
+      .set("metadata", metadata(names.object(mode), p))
       .set("spec", std::move(spec));
   return doc.render();
 }
 
-std::string bindingYaml(const policy::PolicySet& p, const char* mode, const char* action) {
+std::string bindingYaml(const policy::PolicySet& p, const char* mode, const char* action,
+                        const Naming& names) {
   Yaml spec = Yaml::map();
-  spec.set("policyName", kPrefix + std::string(mode))
+  spec.set("policyName", names.object(mode))
       .set("validationActions", std::move(Yaml::list().push(Yaml::str(action))));
   Yaml doc = Yaml::map();
   doc.set("apiVersion", "admissionregistration.k8s.io/v1")
       .set("kind", "ValidatingAdmissionPolicyBinding")
-      .set("metadata", metadata(kPrefix + std::string(mode), p))
+      .set("metadata", metadata(names.object(mode), p))
       .set("spec", std::move(spec));
   return doc.render();
 }
 
 std::string mutatingYaml(const policy::PolicySet& p, std::vector<CelVariable> vars,
-                         const CompiledMutation& m) {
+                         const CompiledMutation& m, const Naming& names) {
   vars.insert(vars.end(), m.variables.begin(), m.variables.end());
   Yaml variables = variablesYaml(vars);
   Yaml constraints = podCreateConstraints(p);
@@ -211,17 +226,18 @@ std::string mutatingYaml(const policy::PolicySet& p, std::vector<CelVariable> va
   Yaml doc = Yaml::map();
   doc.set("apiVersion", "admissionregistration.k8s.io/v1")
       .set("kind", "MutatingAdmissionPolicy")
-      .set("metadata", metadata(kPrefix + m.name, p))
+      .set("metadata", metadata(names.object(m.name), p))
       .set("spec", std::move(spec));
   return doc.render();
 }
 
-std::string mutatingBindingYaml(const policy::PolicySet& p, const std::string& name) {
+std::string mutatingBindingYaml(const policy::PolicySet& p, const std::string& name,
+                                const Naming& names) {
   Yaml doc = Yaml::map();
   doc.set("apiVersion", "admissionregistration.k8s.io/v1")
       .set("kind", "MutatingAdmissionPolicyBinding")
-      .set("metadata", metadata(kPrefix + name, p))
-      .set("spec", std::move(Yaml::map().set("policyName", kPrefix + name)));
+      .set("metadata", metadata(names.object(name), p))
+      .set("spec", std::move(Yaml::map().set("policyName", names.object(name))));
   return doc.render();
 }
 
@@ -298,7 +314,8 @@ std::vector<std::string> limitations(const policy::PolicySet& p) {
   return out;
 }
 
-NativeOutput compileNative(const policy::PolicySet& p) {
+NativeOutput compileNative(const policy::PolicySet& p, Form form) {
+  const Naming names{form};
   NativeOutput out;
   out.limitations = limitations(p);
   std::vector<CelVariable> vars;
@@ -318,18 +335,18 @@ NativeOutput compileNative(const policy::PolicySet& p) {
                              reportText(out, "# ") + "---\n";
   for (const auto mode : reachableModes(p)) {
     const char* m = policy::modeName(mode);
-    out.files.emplace_back(std::string("validating-policy-") + m + ".yaml",
-                           header + policyYaml(p, vars, m));
-    out.files.emplace_back(std::string("validating-binding-") + m + ".yaml",
-                           header + bindingYaml(p, m, actionOf(mode)));
+    out.files.emplace_back(names.file("validating", std::string("policy-") + m),
+                           header + policyYaml(p, vars, m, names));
+    out.files.emplace_back(names.file("validating", std::string("binding-") + m),
+                           header + bindingYaml(p, m, actionOf(mode), names));
   }
   // Observe everywhere: no mode mutates, so no mutating policy either.
   if (!out.files.empty())
     for (const auto& m : mutations) {
-      out.files.emplace_back("mutating-policy-" + m.name + ".yaml",
-                             header + mutatingYaml(p, podVars, m));
-      out.files.emplace_back("mutating-binding-" + m.name + ".yaml",
-                             header + mutatingBindingYaml(p, m.name));
+      out.files.emplace_back(names.file("mutating", "policy-" + m.name),
+                             header + mutatingYaml(p, podVars, m, names));
+      out.files.emplace_back(names.file("mutating", "binding-" + m.name),
+                             header + mutatingBindingYaml(p, m.name, names));
     }
   return out;
 }

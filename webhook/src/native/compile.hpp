@@ -30,8 +30,14 @@ struct NativeOutput {
   std::vector<std::string> limitations;
 };
 
+// Api: objects to create through the API (`kubectl apply`). Static: the same objects as static
+// manifests for the apiserver's staticManifestsDir (KEP-5793, ManifestBasedAdmissionControlConfig):
+// names ending in .static.k8s.io, files under validating/ and mutating/ (one directory per
+// plugin, as the apiserver reads them).
+enum class Form { Api, Static };
+
 // Compiles the policy. Deterministic: the same policy gives the same bytes.
-NativeOutput compileNative(const policy::PolicySet& policy);
+NativeOutput compileNative(const policy::PolicySet& policy, Form form = Form::Api);
 
 // The header of every file and of the explain output: what is and is not compiled.
 std::string reportText(const NativeOutput& out, std::string_view linePrefix);

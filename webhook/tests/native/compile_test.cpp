@@ -251,3 +251,33 @@ TEST(CompileNative, ShippedPolicyMatchesTheGoldenFiles) {
 
 }  // namespace
 }  // namespace gpua::native
+
+namespace gpua::native {
+namespace {
+
+TEST(CompileNative, StaticManifestsAreTheSameObjectsNamedForTheStaticDirectories) {
+  std::string yaml = kPolicy;
+  yaml.replace(yaml.find("    gpus: {maxPerPod: 8}"), 0, "    priorityClassName: gpu-training\n");
+  const auto api = compileNative(load(yaml));
+  const auto sta = compileNative(load(yaml), Form::Static);
+  ASSERT_EQ(api.files.size(), sta.files.size());
+  for (std::size_t i = 0; i < api.files.size(); ++i) {
+    const auto& [name, text] = sta.files[i];
+    // One directory per plugin: the apiserver's loaders each accept only their own kinds.
+    const std::string dir =
+        api.files[i].first.rfind("validating-", 0) == 0 ? "validating/" : "mutating/";
+    EXPECT_EQ(name, dir + api.files[i].first);
+    // KEP-5793: every name (and every binding's policyName) ends in .static.k8s.io.
+    std::string expected = api.files[i].second;
+    for (std::size_t at = 0; (at = expected.find("\"gpu-admission-", at)) != std::string::npos;) {
+      const std::size_t end = expected.find('"', at + 1);
+      expected.insert(end, ".static.k8s.io");
+      at = end;
+    }
+    EXPECT_EQ(text, expected) << name;
+    EXPECT_EQ(text.find("paramKind"), std::string::npos) << name;
+  }
+}
+
+}  // namespace
+}  // namespace gpua::native
