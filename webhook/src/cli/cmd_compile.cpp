@@ -63,7 +63,7 @@ int writeFiles(std::vector<std::pair<std::string, std::string>> files, const std
       return 1;
     }
   }
-  std::fprintf(stderr, "%zu files written to %s\n", files.size(), dir.c_str());
+  std::fprintf(stderr, "%zu manifests written to %s\n", files.size(), dir.c_str());
   return 0;
 }
 
