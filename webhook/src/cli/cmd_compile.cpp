@@ -95,7 +95,10 @@ int compile(Options& o) {
     return writeFiles(std::move(files), o.outputDir);
   }
   if (!o.outputDir.empty()) return writeFiles(out.files, o.outputDir);
-  for (const auto& [name, text] : out.files) std::fwrite(text.data(), 1, text.size(), stdout);
+  for (const auto& [name, text] : out.files) {
+    std::fputs("---\n", stdout);  // one YAML document per object
+    std::fwrite(text.data(), 1, text.size(), stdout);
+  }
   return 0;
 }
 

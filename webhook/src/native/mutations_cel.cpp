@@ -6,6 +6,7 @@
 #include "engine/core/patch_op.hpp"
 #include "engine/mutate/mutation.hpp"
 #include "native/cel_text.hpp"
+#include "native/rules_cel.hpp"
 
 namespace gpua::native {
 
@@ -490,10 +491,18 @@ std::vector<CompiledMutation> compiledMutations(const policy::PolicySet& p) {
   auto add = [&](const char* name, const char* what, std::string patch) {
     if (!patch.empty()) out.push_back({name, what, {}, std::move(patch)});
   };
-  add("resources",
-      "GPU resources: nvidia.com/gpu renamed to the class's MIG or shared resource in requests "
-      "and limits, GPU limits set to the requests where missing",
-      resourceOps(p));
+  // The webhook mutates no pod it denies in enforce mode (engine/decide). Of what these policies
+  // write, only the rename changes what the compiled rules say about a pod (they name its
+  // resource), so the rename alone waits for them: a pod a compiled rule denies is judged, and
+  // worded, as the user wrote it, as by the webhook.
+  if (std::string ops = resourceOps(p); !ops.empty())
+    out.push_back(
+        {"resources",
+         "GPU resources: nvidia.com/gpu renamed to the class's MIG or shared resource "
+         "in requests and limits, GPU limits set to the requests where missing (not on "
+         "a pod a compiled rule denies in enforce mode)",
+         {{"violations", violationList(p)}},
+         "variables.mode == \"enforce\" && size(variables.violations) > 0 ? [] : " + ops});
   add("placement",
       "placement: the pools' node requirements ANDed into every required nodeSelectorTerm, or "
       "their labels into spec.nodeSelector",

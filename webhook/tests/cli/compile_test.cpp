@@ -55,6 +55,13 @@ TEST(Compile, WithoutAnOutputDirectoryTheStreamGoesToStdout) {
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.out.find("kind: \"ValidatingAdmissionPolicy\""), std::string::npos);
   EXPECT_NE(r.out.find("kind: \"ValidatingAdmissionPolicyBinding\""), std::string::npos);
+  // One document per object.
+  std::size_t documents = 0;
+  for (std::size_t at = 0; (at = r.out.find("---\n", at)) != std::string::npos; at += 4)
+    ++documents;
+  std::size_t kinds = 0;
+  for (std::size_t at = 0; (at = r.out.find("\nkind: ", at)) != std::string::npos; at += 7) ++kinds;
+  EXPECT_EQ(documents, kinds);
 }
 
 TEST(Compile, ExplainListsEveryRuleCompiledOrNotWithWhy) {
