@@ -154,6 +154,33 @@ std::string termWithPool(const policy::Pool& pool, const std::string& t) {
          "{matchExpressions: " + exprs + "})";
 }
 
+std::string joined(const std::vector<std::string>& items) {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+// The op that writes the new terms (CEL `value`): the patcher cannot add into a missing parent,
+// so the first missing one is added whole, as mutate_affinity does.
+std::string newTermsOp() {
+  const std::string a = "object.spec.affinity";
+  const std::string na = a + ".nodeAffinity";
+  const std::string req = na + ".requiredDuringSchedulingIgnoredDuringExecution";
+  const std::string newRequired = std::string(kRequiredType) + "{nodeSelectorTerms: value}";
+  const std::string newNode =
+      "Object.spec.affinity.nodeAffinity{requiredDuringSchedulingIgnoredDuringExecution: " +
+      newRequired + "}";
+  const std::string reqPath =
+      "\"/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution";
+  return "!has(" + a + ") ? " +
+         patchOp("\"add\"", "\"/spec/affinity\"",
+                 "Object.spec.affinity{nodeAffinity: " + newNode + "}") +
+         " : !has(" + na + ") ? " + patchOp("\"add\"", "\"/spec/affinity/nodeAffinity\"", newNode) +
+         " : !has(" + req + ") ? " + patchOp("\"add\"", reqPath + "\"", newRequired) + " : " +
+         patchOp("has(" + req + ".nodeSelectorTerms) ? \"replace\" : \"add\"",
+                 reqPath + "/nodeSelectorTerms\"", "value");
+}
+
 std::string affinityOps(const Pools& all) {
   Pools pools;
   for (const auto* pool : all)
@@ -164,48 +191,17 @@ std::string affinityOps(const Pools& all) {
     fresh.push_back(termWithPool(*pool, ""));
     perTerm.push_back(termWithPool(*pool, "t"));
   }
-  auto join = [](const std::vector<std::string>& v) {
-    std::string out;
-    for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-    return out;
-  };
-  // One pool: each term maps to one term; several: to one per pool, flattened.
+  // A term already narrowed to a pool stays; any other becomes one term per pool (one pool: a
+  // map, several: flattened). No term: one per pool.
   const std::string mapped =
-      pools.size() == 1
-          ? "terms.map(t, " + satisfied(pools, "t") + " ? t : " + perTerm[0] + ")"
-          : "terms.map(t, " + satisfied(pools, "t") + " ? [t] : [" + join(perTerm) + "]).flatten()";
-  const std::string a = "object.spec.affinity";
-  const std::string na = a + ".nodeAffinity";
-  const std::string req = na + ".requiredDuringSchedulingIgnoredDuringExecution";
-  const std::string newRequired = std::string(kRequiredType) + "{nodeSelectorTerms: value}";
-  const std::string newNode =
-      "Object.spec.affinity.nodeAffinity{"
-      "requiredDuringSchedulingIgnoredDuringExecution: " +
-      newRequired + "}";
-  // The patcher cannot add into a missing parent: the first missing one is added whole.
-  const std::string op =
-      "!has(" + a + ") ? " +
-      patchOp("\"add\"", "\"/spec/affinity\"",
-              "Object.spec.affinity{nodeAffinity: " + newNode + "}") +
-      " : !has(" + na + ") ? " + patchOp("\"add\"", "\"/spec/affinity/nodeAffinity\"", newNode) +
-      " : !has(" + req + ") ? " +
-      patchOp("\"add\"",
-              "\"/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution\"",
-              newRequired) +
-      " : " +
-      patchOp("has(" + req + ".nodeSelectorTerms) ? \"replace\" : \"add\"",
-              "\"/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/"
-              "nodeSelectorTerms\"",
-              "value");
-  return "cel.bind(ns, has(object.spec.nodeSelector) ? object.spec.nodeSelector : {}, "
-         "cel.bind(terms, has(" +
-         a + ") && has(" + na + ") && has(" + req + ") && has(" + req + ".nodeSelectorTerms) ? " +
-         req +
-         ".nodeSelectorTerms : [], "
-         "(size(terms) == 0 ? !" +
-         satisfied(pools, "") + " : terms.exists(t, !" + satisfied(pools, "t") +
-         ")) ? cel.bind(value, size(terms) == 0 ? [" + join(fresh) + "] : " + mapped + ", [" + op +
-         "]) : []))";
+      pools.size() == 1 ? "terms.map(t, " + satisfied(pools, "t") + " ? t : " + perTerm[0] + ")"
+                        : "terms.map(t, " + satisfied(pools, "t") + " ? [t] : [" + joined(perTerm) +
+                              "]).flatten()";
+  const std::string changed = "(size(terms) == 0 ? !" + satisfied(pools, "") +
+                              " : terms.exists(t, !" + satisfied(pools, "t") + "))";
+  return "cel.bind(ns, " + nodeSelector() + ", cel.bind(terms, " + requiredTerms() + ", " +
+         changed + " ? cel.bind(value, size(terms) == 0 ? [" + joined(fresh) + "] : " + mapped +
+         ", [" + newTermsOp() + "]) : []))";
 }
 
 std::string nodeSelectorOps(const Pools& pools, policy::Placement::OnConflict onConflict) {
@@ -227,8 +223,7 @@ std::string nodeSelectorOps(const Pools& pools, policy::Placement::OnConflict on
   }
   // onConflict deny: a pod whose selector holds a pool key with another value keeps it whole.
   const std::string denied = onConflict == OnConflict::Deny ? "false" + conflict + " ? [] : " : "";
-  return "cel.bind(ns, has(object.spec.nodeSelector) ? object.spec.nodeSelector : {}, " + denied +
-         "(!has(object.spec.nodeSelector) ? [" +
+  return "cel.bind(ns, " + nodeSelector() + ", " + denied + "(!has(object.spec.nodeSelector) ? [" +
          patchOp("\"add\"", "\"/spec/nodeSelector\"", "{" + whole + "}") + "] : []" + ops + "))";
 }
 

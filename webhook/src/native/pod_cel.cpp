@@ -211,6 +211,17 @@ std::string ContainerCel::resourceWord(const std::string& c) const {
   return "cel.bind(ks, " + gpuKeys(c) + ", size(ks) == 1 ? ks[0] : \"GPUs\")";
 }
 
+std::string requiredTerms() {
+  const std::string a = "object.spec.affinity";
+  const std::string req = a + ".nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
+  return "(has(" + a + ") && has(" + a + ".nodeAffinity) && has(" + req + ") && has(" + req +
+         ".nodeSelectorTerms) ? " + req + ".nodeSelectorTerms : [])";
+}
+
+std::string nodeSelector() {
+  return "(has(object.spec.nodeSelector) ? object.spec.nodeSelector : {})";
+}
+
 std::string classLabelHint(const policy::PolicySet& policy, const policy::WorkloadClass* before,
                            const std::function<std::string(const policy::WorkloadClass&)>& accept) {
   std::vector<std::string> items;

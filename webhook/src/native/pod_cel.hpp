@@ -49,6 +49,11 @@ struct ContainerCel {
   std::string resourceWord(const std::string& c) const;
 };
 
+// The pod's required node affinity terms (a list, [] when it has none), and its
+// spec.nodeSelector (a map, {} when none): what placement is read from.
+std::string requiredTerms();
+std::string nodeSelector();
+
 // The classes a plain label selects (engine/classify/class_hints), as a CEL string: the classes
 // before `before` (all when null) the namespace may use, for which `accept` (a CEL condition
 // per class, may be "true") holds, joined as gpuClassLabels() joins them.

@@ -415,16 +415,11 @@ std::string poolTargeting(const policy::PolicySet& p) {
   }
   std::string list;
   for (const auto& one : perPool) list += (list.empty() ? "" : ", ") + one;
-  const std::string a = "object.spec.affinity";
-  const std::string req = a + ".nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
   // One finding is enough to explain it: the first pool the pod reaches.
-  return "(!variables.hasGpu && variables.cls in " + cel::strList(judged) +
-         " ? cel.bind(ns, has(object.spec.nodeSelector) ? object.spec.nodeSelector : {}, "
-         "cel.bind(terms, has(" +
-         a + ") && has(" + a + ".nodeAffinity) && has(" + req + ") && has(" + req +
-         ".nodeSelectorTerms) ? " + req +
-         ".nodeSelectorTerms : [], cel.bind(tols, has(object.spec.tolerations) ? "
-         "object.spec.tolerations : [], cel.bind(msgs, [" +
+  return "(!variables.hasGpu && variables.cls in " + cel::strList(judged) + " ? cel.bind(ns, " +
+         nodeSelector() + ", cel.bind(terms, " + requiredTerms() +
+         ", cel.bind(tols, has(object.spec.tolerations) ? object.spec.tolerations : [], "
+         "cel.bind(msgs, [" +
          list + "].filter(m, m != \"\"), size(msgs) > 0 ? [msgs[0]] : [])))) : [])";
 }
 
