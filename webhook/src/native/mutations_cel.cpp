@@ -21,18 +21,18 @@ constexpr const char* kRequiredType =
     "Object.spec.affinity.nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
 const std::string kTermType = std::string(kRequiredType) + ".nodeSelectorTerms";
 const std::string kExpressionType = kTermType + ".matchExpressions";
-// Go's strconv.ParseInt(s, 10, 64), which Kubernetes uses for Gt and Lt, before CEL's int().
-constexpr const char* kIntegerPattern = "'^[+-]?[0-9]+$'";
+
+// The pods the webhook mutates at all: not exempt, skipped, validate-only, or in observe mode.
+constexpr const char* kUnmutated =
+    "(variables.exempt || variables.skip != \"\" || variables.mode == \"observe\")";
 
 std::string patchOp(const std::string& op, const std::string& path, const std::string& value) {
   return "JSONPatch{op: " + op + ", path: " + path + (value.empty() ? "" : ", value: " + value) +
          "}";
 }
 
-// The pods the webhook mutates at all: not exempt, skipped, validate-only, or in observe mode.
 std::string gated(const std::string& patch) {
-  return "(variables.exempt || variables.skip != \"\" || variables.mode == \"observe\") ? [] : " +
-         patch;
+  return std::string(kUnmutated) + " ? [] : " + patch;
 }
 
 // Per class: the ops for its GPU pods and for its CPU pods ("" = none), by engine/decide's
@@ -64,33 +64,11 @@ bool mutates(policy::EffectMode m) {
 
 // ---- placement: engine/mutate/mutate_affinity, mutate_node_selector ----
 
-// A node whose label value is `v` (a CEL string) satisfies `r`.
-std::string valueMatches(const policy::NodeRequirementRef& r, const std::string& v) {
-  const std::vector<std::string> values(r.values.begin(), r.values.end());
-  int64_t bound = 0;
-  switch (r.op) {
-    case NodeOperator::In:
-      return "(" + v + " in " + cel::strList(values) + ")";
-    case NodeOperator::NotIn:
-      return "!(" + v + " in " + cel::strList(values) + ")";
-    case NodeOperator::Exists:
-      return "true";
-    case NodeOperator::DoesNotExist:
-      return "false";
-    case NodeOperator::Gt:
-    case NodeOperator::Lt:
-      if (values.size() != 1 || !policy::parseNodeInteger(values.front(), bound)) return "false";
-      return "(" + v + ".matches(" + kIntegerPattern + ") && int(" + v + ") " +
-             (r.op == NodeOperator::Gt ? "> " : "< ") + std::to_string(bound) + ")";
-  }
-  return "false";
-}
-
 // policy::requirementImplies: the pod's expression `e` (same key) implies `r`.
 std::string expressionImplies(const policy::NodeRequirementRef& r) {
   const std::string vals = "(has(e.values) ? e.values : [])";
   std::vector<std::string> any{"(e.operator == \"In\" && size(" + vals + ") > 0 && " + vals +
-                               ".all(v, " + valueMatches(r, "v") + "))"};
+                               ".all(v, " + cel::nodeValueMatches(r, "v") + "))"};
   if (r.matchesValue(false, "")) any.push_back("e.operator == \"DoesNotExist\"");
   if (r.op == NodeOperator::Exists) any.push_back("e.operator in [\"Exists\", \"Gt\", \"Lt\"]");
   if (r.op == NodeOperator::NotIn)
@@ -101,7 +79,7 @@ std::string expressionImplies(const policy::NodeRequirementRef& r) {
       policy::parseNodeInteger(r.values.front(), w)) {
     const bool gt = r.op == NodeOperator::Gt;
     any.push_back("(e.operator == " + str(gt ? "Gt" : "Lt") + " && size(" + vals + ") == 1 && " +
-                  vals + "[0].matches(" + kIntegerPattern + ") && int(" + vals + "[0]) " +
+                  vals + "[0].matches(" + cel::kNodeIntegerPattern + ") && int(" + vals + "[0]) " +
                   (gt ? ">= " : "<= ") + std::to_string(w) + ")");
   }
   return cel::anyOf(any);
@@ -111,7 +89,7 @@ std::string expressionImplies(const policy::NodeRequirementRef& r) {
 // term) implies `r`.
 std::string implied(const policy::NodeRequirementRef& r, const std::string& t) {
   const std::string k = str(r.key);
-  std::string out = "(" + k + " in ns && " + valueMatches(r, "ns[" + k + "]") + ")";
+  std::string out = "(" + k + " in ns && " + cel::nodeValueMatches(r, "ns[" + k + "]") + ")";
   if (t.empty()) return out;
   return "(" + out + " || (has(" + t + ".matchExpressions) && " + t +
          ".matchExpressions.exists(e, e.key == " + k + " && " + expressionImplies(r) + ")))";
@@ -466,8 +444,7 @@ std::string priorityVariable(const policy::PolicySet& p) {
     out = "(" + cond + " ? " + str(*c.priorityClassName) + " : " + out + ")";
   }
   if (!any) return "";
-  return "(variables.exempt || variables.skip != \"\" || variables.mode == \"observe\") ? \"\" : " +
-         out;
+  return std::string(kUnmutated) + " ? \"\" : " + out;
 }
 
 // spec.priority and preemptionPolicy, resolved by the Priority plugin from the old class, are

@@ -317,25 +317,6 @@ std::string firstHit(const std::string& list) {
   return "cel.bind(hs, " + list + ".filter(h, h != \"\"), size(hs) > 0 ? hs[0] : \"\")";
 }
 
-// A node label value `v` satisfies `r` (policy::requirementMatches, for a present key).
-std::string valueOk(const policy::NodeRequirementRef& r, const std::string& v) {
-  const std::vector<std::string> values(r.values.begin(), r.values.end());
-  int64_t bound = 0;
-  switch (r.op) {
-    case policy::NodeOperator::In:
-      return "(" + v + " in " + cel::strList(values) + ")";
-    case policy::NodeOperator::Exists:
-      return "true";
-    case policy::NodeOperator::Gt:
-    case policy::NodeOperator::Lt:
-      if (values.size() != 1 || !policy::parseNodeInteger(values.front(), bound)) return "false";
-      return "(" + v + ".matches('^[+-]?[0-9]+$') && int(" + v + ") " +
-             (r.op == policy::NodeOperator::Gt ? "> " : "< ") + std::to_string(bound) + ")";
-    default:  // NotIn, DoesNotExist: CPU nodes satisfy them too, never a hit
-      return "false";
-  }
-}
-
 // The pool requirements only the pool's kind of node meets (In, Exists, Gt, Lt).
 std::vector<policy::NodeRequirementRef> keyed(const policy::Pool& pool) {
   std::vector<policy::NodeRequirementRef> out;
@@ -351,7 +332,7 @@ std::string nodeSelectorHit(const policy::Pool& pool) {
   const auto reqs = keyed(pool);
   for (auto r = reqs.rbegin(); r != reqs.rend(); ++r) {
     const std::string k = str(r->key);
-    out = "(" + k + " in ns && " + valueOk(*r, "ns[" + k + "]") + " ? " +
+    out = "(" + k + " in ns && " + cel::nodeValueMatches(*r, "ns[" + k + "]") + " ? " +
           str("nodeSelector " + std::string(r->key) + "=") + " + ns[" + k + "] : " + out + ")";
   }
   return out;
@@ -366,7 +347,7 @@ std::string expressionHit(const policy::Pool& pool) {
     const std::string key(r->key);
     out = "(e.key == " + str(key) + " ? (e.operator == \"Exists\" ? " +
           str("node affinity " + key + " Exists") + " : e.operator == \"In\" && has(e.values) ? " +
-          firstHit("e.values.map(v, " + valueOk(*r, "v") + " ? " +
+          firstHit("e.values.map(v, " + cel::nodeValueMatches(*r, "v") + " ? " +
                    str("node affinity " + key + "=") + " + v : \"\")") +
           " : \"\") : " + out + ")";
   }
