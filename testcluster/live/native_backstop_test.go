@@ -542,6 +542,19 @@ func generatedPods() []generated {
 			"metadata": map[string]any{"name": "gen-training-stale-annotation", "labels": train,
 				"annotations": map[string]any{"gpu-admission.io/class": "batch", "team": "x"}},
 			"spec": map[string]any{"containers": []any{container("main", gpu("1"))}}}},
+		// GPU-less pods that target a GPU pool (gpu-pool-without-request), each way alone.
+		generated{"gen-cpu-targets-pool-selector", podOf("gen-cpu-targets-pool-selector", nil, map[string]any{
+			"nodeSelector": map[string]any{"gpu-admission.io/pool": "train-h100"}, "containers": []any{container("main", nil)}})},
+		generated{"gen-cpu-targets-pool-affinity", podOf("gen-cpu-targets-pool-affinity", nil, map[string]any{
+			"affinity": map[string]any{"nodeAffinity": map[string]any{"requiredDuringSchedulingIgnoredDuringExecution": map[string]any{
+				"nodeSelectorTerms": []any{map[string]any{"matchExpressions": []any{
+					map[string]any{"key": "gpu-admission.io/pool", "operator": "In", "values": []any{"cpu", "infer-a100"}}}}}}}},
+			"containers": []any{container("main", nil)}})},
+		generated{"gen-cpu-targets-pool-toleration", podOf("gen-cpu-targets-pool-toleration", nil, map[string]any{
+			"tolerations": []any{map[string]any{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}},
+			"containers":  []any{container("main", nil)}})},
+		generated{"gen-batch-targets-pool", podOf("gen-batch-targets-pool", map[string]string{"gpu-admission.io/class": "batch"},
+			map[string]any{"nodeSelector": map[string]any{"nvidia.com/gpu.product": "NVIDIA-L4"}, "containers": []any{container("main", nil)}})},
 		generated{"gen-generate-name", map[string]any{"apiVersion": "v1", "kind": "Pod",
 			"metadata": map[string]any{"generateName": "gen-big-", "labels": train},
 			"spec":     map[string]any{"containers": []any{container("main", gpu("9"))}}}},
