@@ -1,5 +1,6 @@
 // The native backstop: the per-object half of a policy compiled into the apiserver's own
-// admission (ValidatingAdmissionPolicy + bindings, CEL), so that the cluster still enforces it
+// admission (ValidatingAdmissionPolicies for its rules, MutatingAdmissionPolicies for its
+// per-pod mutations, with their bindings; CEL), so that the cluster still enforces and mutates
 // while the webhook is down. Rules that read other objects (quotas, node supply) cannot be
 // compiled; rules not compiled yet are listed too, each with why (`compile --explain`).
 // See docs/native-backstop.md.
