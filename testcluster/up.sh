@@ -35,7 +35,7 @@ export BIN=$bin
 
 # A half-started cluster must not outlive a failed start.
 "$here/down.sh" >/dev/null 2>&1 || true
-mkdir -p "$W"/{pki,logs,pids,etcd}
+mkdir -p "$W"/{pki,logs,pids,etcd} "$W"/static/{validating,mutating}
 trap 'status=$?; [ $status -eq 0 ] || { echo "testcluster: start failed; stopping what was started" >&2; "$here/down.sh" >&2 || true; }' EXIT
 
 read -r etcd_port peer_port api_port kcm_port sched_port webhook_port < <(free_ports 6)
@@ -64,6 +64,25 @@ start etcd "$W" "$bin/etcd" --name=t --data-dir="$W/etcd" \
   --initial-cluster="t=http://127.0.0.1:$peer_port" --unsafe-no-fsync=true --log-level=warn
 wait_for etcd "$W" "$timeout" curl -fsS "http://127.0.0.1:$etcd_port/health"
 
+# Static admission policies (KEP-5793, ManifestBasedAdmissionControlConfig: beta and on by default
+# in 1.37): two directories the apiserver re-reads once a minute. Empty they hold no policy, so no
+# suite sees a difference; TestLive/NativeBackstop writes `compile --static` there and removes it.
+cat >"$W/admission-configuration.yaml" <<EOF
+apiVersion: apiserver.config.k8s.io/v1
+kind: AdmissionConfiguration
+plugins:
+- name: ValidatingAdmissionPolicy
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: ValidatingAdmissionPolicyConfiguration
+    staticManifestsDir: "$W/static/validating"
+- name: MutatingAdmissionPolicy
+  configuration:
+    apiVersion: apiserver.config.k8s.io/v1
+    kind: MutatingAdmissionPolicyConfiguration
+    staticManifestsDir: "$W/static/mutating"
+EOF
+
 # Default admission plugins (Priority, ResourceQuota, TaintNodesByCondition, webhooks...) all on.
 start kube-apiserver "$W" "$bin/kube-apiserver" \
   --etcd-servers="http://127.0.0.1:$etcd_port" \
@@ -74,7 +93,8 @@ start kube-apiserver "$W" "$bin/kube-apiserver" \
   --service-account-issuer=https://kubernetes.default.svc.cluster.local \
   --service-account-key-file="$W/pki/sa.pub" --service-account-signing-key-file="$W/pki/sa.key" \
   --service-cluster-ip-range=10.0.0.0/24 \
-  --authorization-mode=Node,RBAC --allow-privileged=true --profiling=false --v=1
+  --authorization-mode=Node,RBAC --allow-privileged=true --profiling=false --v=1 \
+  --admission-control-config-file="$W/admission-configuration.yaml"
 wait_for kube-apiserver "$W" "$timeout" kubectl get --raw=/readyz
 
 # No kubelet heartbeats the fake nodes: the node lifecycle controller would mark them Unknown and

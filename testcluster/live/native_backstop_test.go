@@ -30,6 +30,7 @@ func testNativeBackstop(t *testing.T) {
 	t.Run("Differential", func(t *testing.T) { nativeDifferential(t, compiled) })
 	t.Run("PolicyTestsAgainstNative", func(t *testing.T) { nativePolicyTests(t, dir) })
 	t.Run("WebhookDown", func(t *testing.T) { nativeWithWebhookDown(t) })
+	t.Run("StaticManifests", nativeStatic)
 	t.Run("Latency", nativeLatency)
 }
 
@@ -288,9 +289,15 @@ func compareNative(t *testing.T, c *nativeCase, compiled map[string]bool) {
 	if want != "" && mode == "enforce" && !exempt {
 		wantBoth = want
 	}
+	// A pod whose own affinity excludes its class's pools (placement-conflict, not compiled) gets
+	// the pools from the compiled placement, with the webhook too: its stored pod and the words of
+	// the webhook's denial then name the pools' term. A listed limitation: the verdict alone is
+	// compared.
+	conflict := hasRule(c.review, "placement-conflict")
 	switch {
 	case c.both.allowed != c.webhook.allowed:
 		t.Errorf("%s: the webhook alone %s, with the compiled policies too %s:\n%s", where, verdict(c.webhook), verdict(c.both), c.both.stderr)
+	case conflict:
 	case !c.both.allowed && generatedNames(denialOf(c.both.stderr), c.pod) != wantBoth:
 		t.Errorf("%s: with both, the denial is not the expected one:\nwant: %s\nboth: %s", where, wantBoth, c.both.stderr)
 	case c.both.allowed:
@@ -300,24 +307,18 @@ func compareNative(t *testing.T, c *nativeCase, compiled map[string]bool) {
 			t.Errorf("%s: with both, the stored pod differs from the webhook's alone at %v", where, diffs)
 		}
 	}
-	// (2) the compiled policies alone: a pod both admit and the webhook does not mutate is stored
-	// alike (mutations are not compiled: a pod the webhook patches is stored unpatched, a listed
-	// limitation).
-	if c.webhook.allowed && c.nativeOne.allowed && len(asList(c.review["patch"])) == 0 {
+	// (2) the compiled policies alone: a pod both admit is stored alike, mutations included (the
+	// compiled MutatingAdmissionPolicies write what the webhook writes), and the webhook, given
+	// that stored pod, writes nothing more. The one listed limitation: a pod whose own affinity
+	// excludes its class's pools (placement-conflict, not compiled) gets the pools natively.
+	if c.webhook.allowed && c.nativeOne.allowed && !conflict {
 		var diffs []string
 		diffPaths("", c.webhook.stored, c.nativeOne.stored, &diffs)
 		if len(diffs) > 0 {
-			t.Errorf("%s: a pod the webhook leaves alone is stored differently under the compiled policies at %v", where, diffs)
+			t.Errorf("%s: the compiled policies alone store the pod differently from the webhook at %v", where, diffs)
 		}
-	}
-	// The compiled mutation (the priority class): where the webhook writes it, the compiled
-	// policies alone store the same class and the Priority plugin's value for it.
-	if c.webhook.allowed && c.nativeOne.allowed && patchesPriority(c.review) {
-		for _, field := range []string{"priorityClassName", "priority", "preemptionPolicy"} {
-			w, n := path(c.webhook.stored, "spec", field), path(c.nativeOne.stored, "spec", field)
-			if fmt.Sprint(w) != fmt.Sprint(n) {
-				t.Errorf("%s: spec.%s is %v with the webhook, %v with the compiled policies alone", where, field, w, n)
-			}
+		if patch := reviewPatch(t, c.nativeOne.stored, c.ns); len(patch) > 0 {
+			t.Errorf("%s: the webhook would still patch the pod the compiled mutations stored: %s", where, mustJSON(patch))
 		}
 	}
 	// The webhook's verdict and message on the compiled rules.
@@ -334,6 +335,12 @@ func compareNative(t *testing.T, c *nativeCase, compiled map[string]bool) {
 			t.Errorf("%s: the compiled policies' denial differs from the webhook's:\nwebhook: %s\nnative:  %s", where, want, got)
 		}
 	case mode == "warn":
+		// The pod is mutated in warn mode, by the webhook as by the compiled policies, and the
+		// validating pass (the webhook's, the compiled policy's) judges it mutated: the words are
+		// the webhook's on the pod it stored (a renamed resource named as renamed).
+		if c.webhook.allowed {
+			_, want = expectedNative(t, reviewStored(t, c.webhook.stored, c.ns), compiled)
+		}
 		if !c.nativeOne.allowed {
 			t.Errorf("%s: warn mode, yet the compiled policies deny: %s", where, c.nativeOne.stderr)
 		} else if !strings.Contains(generatedNames(strings.Join(c.nativeOne.warnings, "\n"), c.pod), want) {
@@ -342,14 +349,34 @@ func compareNative(t *testing.T, c *nativeCase, compiled map[string]bool) {
 	}
 }
 
-// patchesPriority: the webhook's patch writes the pod's priority class.
-func patchesPriority(review map[string]any) bool {
-	for _, op := range asList(review["patch"]) {
-		if str(path(op, "path")) == "/spec/priorityClassName" {
+// hasRule: the webhook found a violation of `rule` in the pod.
+func hasRule(review map[string]any, rule string) bool {
+	for _, v := range asList(review["violations"]) {
+		if str(path(v, "rule")) == rule {
 			return true
 		}
 	}
 	return false
+}
+
+// reviewStored: the webhook's decision on a stored pod (the engine, as the apiserver would call
+// it again: reinvocation, or the validating pass after mutation), without the status the storage
+// layer adds.
+func reviewStored(t *testing.T, stored map[string]any, ns nativeNS) map[string]any {
+	pod := map[string]any{}
+	_ = json.Unmarshal([]byte(mustJSON(stored)), &pod)
+	delete(pod, "status")
+	rev := gpua(mustJSON(pod), "review", "-f", "-", "-n", ns.name, "-l", ns.labels, "-p", cluster.Policies, "-o", "json")
+	var out map[string]any
+	if err := json.Unmarshal([]byte(rev.Stdout), &out); err != nil {
+		t.Fatalf("review of a stored pod: %v\n%s", err, rev.Stderr)
+	}
+	return out
+}
+
+// reviewPatch: the webhook's patch for a stored pod.
+func reviewPatch(t *testing.T, stored map[string]any, ns nativeNS) []any {
+	return asList(reviewStored(t, stored, ns)["patch"])
 }
 
 var nativeDenial = regexp.MustCompile(`denied (?:the )?request: (.*)$`)
@@ -405,6 +432,16 @@ func container(name string, limits map[string]string, env ...string) map[string]
 		c["env"] = []any{map[string]any{"name": env[0], "value": env[1]}}
 	}
 	return c
+}
+
+// requestsOnly: a container that asks for resources by requests alone (the apiserver copies
+// limits into requests, never the reverse: admission sees no GPU limit).
+func requestsOnly(name string, requests map[string]string) map[string]any {
+	r := map[string]any{}
+	for k, v := range requests {
+		r[k] = v
+	}
+	return map[string]any{"name": name, "image": "cuda", "resources": map[string]any{"requests": r}}
 }
 
 func podOf(name string, labels map[string]string, spec map[string]any) map[string]any {
@@ -480,6 +517,45 @@ func generatedPods() []generated {
 			map[string]any{"schedulerName": "kai-scheduler", "containers": []any{container("main", gpu("9"))}})},
 		generated{"gen-hami-skipped", podOf("gen-hami-skipped", nil,
 			map[string]any{"containers": []any{container("main", map[string]string{"nvidia.com/gpu": "1", "nvidia.com/gpumem": "1000"})}})},
+		// The compiled mutations on pods that already carry part of what they write.
+		generated{"gen-training-requests-only", podOf("gen-training-requests-only", train, map[string]any{
+			"containers": []any{requestsOnly("main", gpu("2"))}})},
+		generated{"gen-inference-affinity-terms", podOf("gen-inference-affinity-terms",
+			map[string]string{"gpu-admission.io/class": "inference"}, map[string]any{
+				"affinity": map[string]any{"nodeAffinity": map[string]any{"requiredDuringSchedulingIgnoredDuringExecution": map[string]any{
+					"nodeSelectorTerms": []any{
+						map[string]any{"matchExpressions": []any{map[string]any{"key": "zone", "operator": "In", "values": []any{"a"}}}},
+						map[string]any{"matchFields": []any{map[string]any{"key": "metadata.name", "operator": "In", "values": []any{"n1"}}}},
+					}}}},
+				"containers":     []any{requestsOnly("main", gpu("1"))},
+				"initContainers": []any{container("init", nil, "A", "b")}})},
+		generated{"gen-training-pool-selected", podOf("gen-training-pool-selected", train, map[string]any{
+			"nodeSelector": map[string]any{"gpu-admission.io/pool": "train-h100", "nvidia.com/gpu.product": "NVIDIA-H100-80GB-HBM3"},
+			"tolerations":  []any{map[string]any{"operator": "Exists"}},
+			"containers":   []any{container("main", gpu("1")), container("side", nil, "A", "b")}})},
+		generated{"gen-interactive-long-deadline", podOf("gen-interactive-long-deadline", inter, map[string]any{
+			"activeDeadlineSeconds": 99999,
+			"tolerations":           []any{map[string]any{"key": "nvidia.com/gpu", "operator": "Equal", "value": "x"}},
+			"containers":            []any{container("main", gpu("1"))}})},
+		generated{"gen-interactive-short-deadline", podOf("gen-interactive-short-deadline", inter, map[string]any{
+			"activeDeadlineSeconds": 60, "containers": []any{container("main", map[string]string{"nvidia.com/gpu.shared": "1"})}})},
+		generated{"gen-training-stale-annotation", map[string]any{"apiVersion": "v1", "kind": "Pod",
+			"metadata": map[string]any{"name": "gen-training-stale-annotation", "labels": train,
+				"annotations": map[string]any{"gpu-admission.io/class": "batch", "team": "x"}},
+			"spec": map[string]any{"containers": []any{container("main", gpu("1"))}}}},
+		// GPU-less pods that target a GPU pool (gpu-pool-without-request), each way alone.
+		generated{"gen-cpu-targets-pool-selector", podOf("gen-cpu-targets-pool-selector", nil, map[string]any{
+			"nodeSelector": map[string]any{"gpu-admission.io/pool": "train-h100"}, "containers": []any{container("main", nil)}})},
+		generated{"gen-cpu-targets-pool-affinity", podOf("gen-cpu-targets-pool-affinity", nil, map[string]any{
+			"affinity": map[string]any{"nodeAffinity": map[string]any{"requiredDuringSchedulingIgnoredDuringExecution": map[string]any{
+				"nodeSelectorTerms": []any{map[string]any{"matchExpressions": []any{
+					map[string]any{"key": "gpu-admission.io/pool", "operator": "In", "values": []any{"cpu", "infer-a100"}}}}}}}},
+			"containers": []any{container("main", nil)}})},
+		generated{"gen-cpu-targets-pool-toleration", podOf("gen-cpu-targets-pool-toleration", nil, map[string]any{
+			"tolerations": []any{map[string]any{"key": "nvidia.com/gpu", "operator": "Exists", "effect": "NoSchedule"}},
+			"containers":  []any{container("main", nil)}})},
+		generated{"gen-batch-targets-pool", podOf("gen-batch-targets-pool", map[string]string{"gpu-admission.io/class": "batch"},
+			map[string]any{"nodeSelector": map[string]any{"nvidia.com/gpu.product": "NVIDIA-L4"}, "containers": []any{container("main", nil)}})},
 		generated{"gen-generate-name", map[string]any{"apiVersion": "v1", "kind": "Pod",
 			"metadata": map[string]any{"generateName": "gen-big-", "labels": train},
 			"spec":     map[string]any{"containers": []any{container("main", gpu("9"))}}}},
@@ -567,6 +643,27 @@ func nativeEnforced() error {
 	return nil
 }
 
+// conflictPod: a training pod whose own affinity admits only dev-l4 nodes, which the webhook
+// denies in an enforce namespace (placement-conflict) and the compiled policies leave to it. It
+// tells whether the apiserver calls the webhook: the marker pod cannot, since the compiled
+// mutations write what the webhook writes, its annotations included.
+var conflictPod = mustJSON(podOf("native-conflict", map[string]string{"gpu-admission.io/class": "training"}, map[string]any{
+	"affinity": map[string]any{"nodeAffinity": map[string]any{"requiredDuringSchedulingIgnoredDuringExecution": map[string]any{
+		"nodeSelectorTerms": []any{map[string]any{"matchExpressions": []any{
+			map[string]any{"key": "gpu-admission.io/pool", "operator": "In", "values": []any{"dev-l4"}}}}}}}},
+	"containers": []any{container("main", map[string]string{"nvidia.com/gpu": "1"})}}))
+
+// waitWebhookDenies waits until the webhook denies conflictPod: the apiserver calls it again.
+func waitWebhookDenies(t *testing.T) {
+	eventually(t, 60*time.Second, "the apiserver calls the webhook", func() error {
+		r := kubectl(conflictPod, "-n", "nb-enforce", "create", "--dry-run=server", "-o", "name", "-f", "-")
+		if !strings.Contains(r.Stderr, "admission webhook") {
+			return fmt.Errorf("the placement conflict is not denied by the webhook: %s", r.combined())
+		}
+		return nil
+	})
+}
+
 // withoutWebhooks runs f with the webhook configurations deleted (and the apiserver no longer
 // calling the webhook), then restores them and waits until it calls it again.
 func withoutWebhooks(t *testing.T, f func()) {
@@ -574,12 +671,11 @@ func withoutWebhooks(t *testing.T, f func()) {
 	mustKubectl(t, "", "delete", "-f", install)
 	defer func() {
 		mustKubectl(t, "", "apply", "-f", install)
-		waitMarker(t)
+		waitWebhookDenies(t)
 	}()
 	eventually(t, 60*time.Second, "the apiserver stops calling the webhook", func() error {
-		r := kubectl(markerPod, "-n", "gpua-marker", "create", "--dry-run=server", "-o", "jsonpath={.metadata.annotations}", "-f", "-")
-		if strings.Contains(r.Stdout, "gpu-admission.io/class") {
-			return fmt.Errorf("marker still mutated")
+		if r := kubectl(conflictPod, "-n", "nb-enforce", "create", "--dry-run=server", "-o", "name", "-f", "-"); r.Err != nil {
+			return fmt.Errorf("the placement conflict is still denied: %s", r.Stderr)
 		}
 		return nil
 	})
@@ -632,7 +728,7 @@ func nativeWithWebhookDown(t *testing.T) {
 	t.Logf("webhook stopped: %s", out)
 	defer func() {
 		scriptOK(t, "webhook.sh", "start")
-		waitMarker(t)
+		waitWebhookDenies(t)
 	}()
 	pod := mustJSON(podOf("down-big", map[string]string{"gpu-admission.io/class": "training"},
 		map[string]any{"containers": []any{container("main", map[string]string{"nvidia.com/gpu": "9"})}}))
@@ -667,6 +763,72 @@ func setWebhookFailurePolicy(t *testing.T, p string) func() {
 	return func() { mustKubectl(t, "", "apply", "-f", install) }
 }
 
+// nativeStatic: `compile --static` written into the static manifest directories the test
+// control plane's apiserver reads (testcluster/up.sh; KEP-5793, beta and on by default in
+// v1.37), with the compiled API objects' bindings and the webhook configurations removed: the
+// static policy alone denies a pod over its class's maximum with the webhook's words, and the
+// static mutations alone write the class's priority class and placement. The files are removed
+// again (the apiserver re-reads the directories once a minute) before the next suite.
+func nativeStatic(t *testing.T) {
+	dir := t.TempDir()
+	if r := gpua("", "compile", "--to", "native", "--static", "--policies", cluster.Policies, "-o", dir); r.Err != nil {
+		t.Fatalf("compile --static: %v\n%s", r.Err, r.combined())
+	}
+	static := filepath.Join(cluster.Dir, "static")
+	var written []string
+	for _, plugin := range []string{"validating", "mutating"} {
+		files, _ := filepath.Glob(filepath.Join(dir, plugin, "*.yaml"))
+		for _, f := range files {
+			data, _ := os.ReadFile(f)
+			to := filepath.Join(static, plugin, filepath.Base(f))
+			if err := os.WriteFile(to, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			written = append(written, to)
+		}
+	}
+	big := mustJSON(podOf("static-big", map[string]string{"gpu-admission.io/class": "training"},
+		map[string]any{"containers": []any{container("main", map[string]string{"nvidia.com/gpu": "9"})}}))
+	denied := func() error {
+		r := kubectl(big, "-n", "nb-enforce", "create", "--dry-run=server", "-o", "name", "-f", "-")
+		if r.Err == nil || !strings.Contains(r.Stderr, "ValidatingAdmissionPolicy 'gpu-admission-enforce.static.k8s.io'") ||
+			!strings.Contains(r.Stderr, "asks for 9 nvidia.com/gpu but class training allows at most 8 per pod") {
+			return fmt.Errorf("not denied by the static policy in the webhook's words: %s", r.combined())
+		}
+		return nil
+	}
+	withoutWebhooks(t, func() {
+		withoutNative(t, func() {
+			defer func() {
+				for _, f := range written {
+					_ = os.Remove(f)
+				}
+				eventually(t, 150*time.Second, "the apiserver drops the static policies", func() error {
+					if r := kubectl(big, "-n", "nb-enforce", "create", "--dry-run=server", "-o", "name", "-f", "-"); r.Err != nil {
+						return fmt.Errorf("still denied: %s", r.Stderr)
+					}
+					return nil
+				})
+			}()
+			eventually(t, 150*time.Second, "the static policy denies", denied)
+			ok := mustJSON(podOf("static-ok", map[string]string{"gpu-admission.io/class": "training"},
+				map[string]any{"containers": []any{container("main", map[string]string{"nvidia.com/gpu": "1"})}}))
+			r := kubectl(ok, "-n", "nb-enforce", "create", "--dry-run=server", "-o", "json", "-f", "-")
+			if r.Err != nil {
+				t.Fatalf("a pod within every rule was refused under the static policies: %s", r.Stderr)
+			}
+			var stored map[string]any
+			_ = json.Unmarshal([]byte(r.Stdout), &stored)
+			if got := str(path(stored, "spec", "priorityClassName")); got != "gpu-training" {
+				t.Errorf("the static mutations wrote priorityClassName %q, want gpu-training", got)
+			}
+			if !strings.Contains(mustJSON(path(stored, "spec", "affinity")), "train-h100") {
+				t.Errorf("the static mutations wrote no placement on train-h100: %s", mustJSON(path(stored, "spec", "affinity")))
+			}
+		})
+	})
+}
+
 // nativeLatency: the apiserver's own histograms for the compiled policies next to the webhook's,
 // for docs/native-backstop.md and docs/performance.md.
 func nativeLatency(t *testing.T) {
@@ -675,6 +837,8 @@ func nativeLatency(t *testing.T) {
 	rows := []struct{ what, metric, match string }{
 		{"ValidatingAdmissionPolicy gpu-admission-enforce", "apiserver_validating_admission_policy_check_duration_seconds", `policy="gpu-admission-enforce"`},
 		{"ValidatingAdmissionPolicy gpu-admission-warn", "apiserver_validating_admission_policy_check_duration_seconds", `policy="gpu-admission-warn"`},
+		{"MutatingAdmissionPolicy gpu-admission-placement", "apiserver_mutating_admission_policy_check_duration_seconds", `policy="gpu-admission-placement"`},
+		{"MutatingAdmissionPolicy gpu-admission-resources", "apiserver_mutating_admission_policy_check_duration_seconds", `policy="gpu-admission-resources"`},
 		{"webhook mutate.gpu-admission.io", "apiserver_admission_webhook_admission_duration_seconds", `name="mutate.gpu-admission.io"`},
 		{"webhook validate-pods.gpu-admission.io", "apiserver_admission_webhook_admission_duration_seconds", `name="validate-pods.gpu-admission.io"`},
 	}
@@ -688,6 +852,12 @@ func nativeLatency(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "%-48s calls %5.0f  p50 <= %s  p99 <= %s\n", row.what, count,
 			quantile(buckets, 0.5), quantile(buckets, 0.99))
+	}
+	// A compiled mutation that fails is skipped (failurePolicy Ignore) without a word to the user:
+	// the apiserver counts it by error type, and none may have failed.
+	const checks = "apiserver_mutating_admission_policy_check_total"
+	if failed := m.value(checks, `policy="gpu-admission-`) - m.value(checks, `policy="gpu-admission-`, `error_type="no_error"`); failed > 0 {
+		t.Errorf("%.0f evaluations of the compiled MutatingAdmissionPolicies failed", failed)
 	}
 	t.Logf("apiserver-measured latency, compiled policies and webhook:\n%s", b.String())
 	writeReport(t, "native-latency.txt", b.String())

@@ -177,4 +177,26 @@ std::string lowerBinds(std::string_view expr) {
   return out;
 }
 
+std::string nodeValueMatches(const policy::NodeRequirementRef& r, std::string_view v) {
+  const std::string value(v);
+  const std::vector<std::string> values(r.values.begin(), r.values.end());
+  int64_t bound = 0;
+  switch (r.op) {
+    case policy::NodeOperator::In:
+      return "(" + value + " in " + strList(values) + ")";
+    case policy::NodeOperator::NotIn:
+      return "!(" + value + " in " + strList(values) + ")";
+    case policy::NodeOperator::Exists:
+      return "true";
+    case policy::NodeOperator::DoesNotExist:
+      return "false";
+    case policy::NodeOperator::Gt:
+    case policy::NodeOperator::Lt:
+      if (values.size() != 1 || !policy::parseNodeInteger(values.front(), bound)) return "false";
+      return "(" + value + ".matches(" + kNodeIntegerPattern + ") && int(" + value + ") " +
+             (r.op == policy::NodeOperator::Gt ? "> " : "< ") + std::to_string(bound) + ")";
+  }
+  return "false";
+}
+
 }  // namespace gpua::native::cel

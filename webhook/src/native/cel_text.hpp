@@ -11,6 +11,7 @@
 #include "kube/label_selector.hpp"
 #include "policy/namespace_exemption.hpp"
 #include "policy/namespace_selector.hpp"
+#include "policy/node_requirement.hpp"
 
 namespace gpua::native::cel {
 
@@ -31,6 +32,14 @@ std::string labelSelector(const kube::LabelSelector& selector, std::string_view 
 // A policy namespace selector: the listed names (if any) AND the label selector, over
 // variables.nsName and variables.nsLabels.
 std::string namespaceSelector(const policy::NamespaceSelector& selector);
+
+// A CEL regex literal for the integers Go's strconv.ParseInt(s, 10, 64) reads, which Kubernetes
+// uses for Gt and Lt: checked before CEL's int(), which would fail the whole expression.
+inline constexpr const char* kNodeIntegerPattern = "'^[+-]?[0-9]+$'";
+
+// A node whose label of `r`'s key has the value `v` (a CEL string expression) satisfies `r`
+// (policy::requirementMatches for a present key; Gt and Lt parse as Go's strconv.ParseInt).
+std::string nodeValueMatches(const policy::NodeRequirementRef& r, std::string_view v);
 
 // spec.exempt.namespaces: a listed name OR matching labels.
 std::string namespaceExemption(const policy::NamespaceExemption& exemption);

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "engine/classify/class_placement.hpp"
 #include "native/cel_text.hpp"
+#include "native/mutations_cel.hpp"
 #include "native/pod_cel.hpp"
 #include "native/rules_cel.hpp"
 #include "native/yaml_out.hpp"
@@ -16,6 +16,20 @@ namespace rules = policy::rules;
 namespace {
 
 constexpr const char* kPrefix = "gpu-admission-";
+
+// The objects' names and files: through the API, or as static manifests (KEP-5793), whose
+// names must end in .static.k8s.io and whose policies and bindings the apiserver reads from two
+// directories, one per plugin.
+struct Naming {
+  Form form;
+  std::string object(const std::string& what) const {
+    return kPrefix + what + (form == Form::Static ? ".static.k8s.io" : "");
+  }
+  std::string file(const char* plugin, const std::string& name) const {
+    return (form == Form::Static ? plugin + std::string("/") : std::string()) + plugin + "-" +
+           name + ".yaml";
+  }
+};
 
 // Why a rule the engine has is not compiled, when it never can be or need not be.
 struct Fixed {
@@ -155,7 +169,7 @@ Yaml podCreateConstraints(const policy::PolicySet& p) {
 }
 
 std::string policyYaml(const policy::PolicySet& p, const std::vector<CelVariable>& vars,
-                       const char* mode) {
+                       const char* mode, const Naming& names) {
   Yaml variables = variablesYaml(vars);
   Yaml validation = Yaml::map();
   validation
@@ -175,70 +189,32 @@ std::string policyYaml(const policy::PolicySet& p, const std::vector<CelVariable
   Yaml doc = Yaml::map();
   doc.set("apiVersion", "admissionregistration.k8s.io/v1")
       .set("kind", "ValidatingAdmissionPolicy")
-      .set("metadata", metadata(kPrefix + std::string(mode), p))
+      .set("metadata", metadata(names.object(mode), p))
       .set("spec", std::move(spec));
   return doc.render();
 }
 
-std::string bindingYaml(const policy::PolicySet& p, const char* mode, const char* action) {
+std::string bindingYaml(const policy::PolicySet& p, const char* mode, const char* action,
+                        const Naming& names) {
   Yaml spec = Yaml::map();
-  spec.set("policyName", kPrefix + std::string(mode))
+  spec.set("policyName", names.object(mode))
       .set("validationActions", std::move(Yaml::list().push(Yaml::str(action))));
   Yaml doc = Yaml::map();
   doc.set("apiVersion", "admissionregistration.k8s.io/v1")
       .set("kind", "ValidatingAdmissionPolicyBinding")
-      .set("metadata", metadata(kPrefix + std::string(mode), p))
+      .set("metadata", metadata(names.object(mode), p))
       .set("spec", std::move(spec));
   return doc.render();
 }
 
-// engine/mutate/mutate_priority: the class's priority class where the pod named none or the
-// cluster default (or the class overrides), for the pods the class places; the Priority plugin's
-// spec.priority and preemptionPolicy of the old class are removed for it to fill in again.
-// Empty when no class writes one.
-std::string priorityVariable(const policy::PolicySet& p) {
-  const std::string name =
-      "(has(object.spec.priorityClassName) ? object.spec.priorityClassName : \"\")";
-  std::string out = "\"\"";
-  bool any = false;
-  for (std::size_t i = p.classes.size(); i-- > 0;) {
-    const auto& c = p.classes[i];
-    if (!c.priorityClassName || c.effects.priorityClass != policy::EffectMode::Mutate) continue;
-    any = true;
-    const std::string notChosen =
-        c.overridePriorityClass
-            ? ""
-            : "(" + name + " == \"\"" +
-                  (p.globalDefaultPriorityClass
-                       ? " || " + name + " == " + cel::str(*p.globalDefaultPriorityClass)
-                       : std::string()) +
-                  ")";
-    const std::string cond = cel::allOf(
-        {"variables.cls == " + cel::str(c.name), engine::placesCpuPods(c) ? "" : "variables.hasGpu",
-         name + " != " + cel::str(*c.priorityClassName), notChosen});
-    out = "(" + cond + " ? " + cel::str(*c.priorityClassName) + " : " + out + ")";
-  }
-  if (!any) return "";
-  // No mutation where the webhook makes none: exempt, skipped or validate-only, observe mode.
-  return "(variables.exempt || variables.skip != \"\" || variables.mode == \"observe\") ? \"\" : " +
-         out;
-}
-
-constexpr const char* kPriorityPatch =
-    "variables.priority == \"\" ? [] : [JSONPatch{op: has(object.spec.priorityClassName) ? "
-    "\"replace\" : \"add\", path: \"/spec/priorityClassName\", value: variables.priority}] + "
-    "(has(object.spec.priority) ? [JSONPatch{op: \"remove\", path: \"/spec/priority\"}] : []) + "
-    "(has(object.spec.preemptionPolicy) ? [JSONPatch{op: \"remove\", path: "
-    "\"/spec/preemptionPolicy\"}] : [])";
-
 std::string mutatingYaml(const policy::PolicySet& p, std::vector<CelVariable> vars,
-                         const std::string& priority) {
-  vars.push_back({"priority", priority});
+                         const CompiledMutation& m, const Naming& names) {
+  vars.insert(vars.end(), m.variables.begin(), m.variables.end());
   Yaml variables = variablesYaml(vars);
   Yaml constraints = podCreateConstraints(p);
   Yaml mutation = Yaml::map();
   mutation.set("patchType", "JSONPatch")
-      .set("jsonPatch", std::move(Yaml::map().set("expression", kPriorityPatch)));
+      .set("jsonPatch", std::move(Yaml::map().set("expression", cel::lowerBinds(m.patch))));
   Yaml spec = Yaml::map();
   // A pod the policy cannot mutate is still admitted, as the webhook's mutating configuration
   // fails open; IfNeeded lets the webhook's own changes be seen by it again.
@@ -250,17 +226,18 @@ std::string mutatingYaml(const policy::PolicySet& p, std::vector<CelVariable> va
   Yaml doc = Yaml::map();
   doc.set("apiVersion", "admissionregistration.k8s.io/v1")
       .set("kind", "MutatingAdmissionPolicy")
-      .set("metadata", metadata(std::string(kPrefix) + "priority", p))
+      .set("metadata", metadata(names.object(m.name), p))
       .set("spec", std::move(spec));
   return doc.render();
 }
 
-std::string mutatingBindingYaml(const policy::PolicySet& p) {
+std::string mutatingBindingYaml(const policy::PolicySet& p, const std::string& name,
+                                const Naming& names) {
   Yaml doc = Yaml::map();
   doc.set("apiVersion", "admissionregistration.k8s.io/v1")
       .set("kind", "MutatingAdmissionPolicyBinding")
-      .set("metadata", metadata(std::string(kPrefix) + "priority", p))
-      .set("spec", std::move(Yaml::map().set("policyName", std::string(kPrefix) + "priority")));
+      .set("metadata", metadata(names.object(name), p))
+      .set("spec", std::move(Yaml::map().set("policyName", names.object(name))));
   return doc.render();
 }
 
@@ -312,16 +289,20 @@ std::string reportText(const NativeOutput& native, std::string_view prefix) {
 
 // What the webhook does that the compiled policies do not, for this policy.
 std::vector<std::string> limitations(const policy::PolicySet& p) {
-  std::vector<std::string> out{
-      "mutations other than the priority class (placement, tolerations, resource renames, "
-      "deadlines, device variables, runtime class, container defaults, decision annotations) are "
-      "not compiled: only the webhook writes them",
-      "workload pod templates are not judged: the compiled policies match pods",
-      "a warning says the webhook's message after the apiserver's \"Validation failed for "
-      "ValidatingAdmissionPolicy ...\" prefix, one warning for all violations",
-      "\"(and N more)\" counts the compiled rules' violations only",
-      "max-per-pod sums per pod as max(app containers, largest init container), exact for one "
-      "GPU resource per pod"};
+  std::vector<std::string> out = uncompiledMutations(p);
+  out.insert(
+      out.end(),
+      {"workload pod templates are not judged: the compiled policies match pods",
+       "a warning says the webhook's message after the apiserver's \"Validation failed for "
+       "ValidatingAdmissionPolicy ...\" prefix, one warning for all violations",
+       "\"(and N more)\" counts the compiled rules' violations only",
+       "max-per-pod sums per pod as max(app containers, largest init container), exact for one "
+       "GPU resource per pod"});
+  // validate_pool_targeting's spec.nodeName reads the node's labels (the node watch).
+  if (p.fieldGuards.gpuPoolTargeting)
+    out.push_back(
+        "gpu-pool-without-request by spec.nodeName is not compiled: it reads the node's labels; "
+        "a nodeSelector entry, node affinity or toleration that targets a GPU pool is");
   if (!p.exemptImages.empty())
     out.push_back("exempt.images is not compiled: pods exempt by their images are judged");
   for (const auto& e : p.ruleExemptions)
@@ -338,7 +319,8 @@ std::vector<std::string> limitations(const policy::PolicySet& p) {
   return out;
 }
 
-NativeOutput compileNative(const policy::PolicySet& p) {
+NativeOutput compileNative(const policy::PolicySet& p, Form form) {
+  const Naming names{form};
   NativeOutput out;
   out.limitations = limitations(p);
   std::vector<CelVariable> vars;
@@ -351,27 +333,28 @@ NativeOutput compileNative(const policy::PolicySet& p) {
   const std::vector<CelVariable> podVars = vars;
   vars.push_back({"violations", violationList(p)});
   out.rules = reports(true, "");
-  const std::string priority = priorityVariable(p);
-  if (!priority.empty())
-    out.mutations.push_back(
-        "priority class (gpu-admission-priority): the class's "
-        "priorityClassName, spec.priority and preemptionPolicy removed for "
-        "the Priority plugin to fill in again");
+  const std::vector<CompiledMutation> mutations = compiledMutations(p);
+  for (const auto& m : mutations) out.mutations.push_back(kPrefix + m.name + ": " + m.description);
+  // Comments in the object's own document: the apiserver's static manifest loader refuses a
+  // document without a kind, as a comment-only one would be.
   const std::string header = "# Generated by gpu-admission compile --to native from policy \"" +
                              p.name + "\" (revision " + p.revision + "). Do not edit.\n" +
-                             reportText(out, "# ") + "---\n";
+                             reportText(out, "# ");
   for (const auto mode : reachableModes(p)) {
     const char* m = policy::modeName(mode);
-    out.files.emplace_back(std::string("validating-policy-") + m + ".yaml",
-                           header + policyYaml(p, vars, m));
-    out.files.emplace_back(std::string("validating-binding-") + m + ".yaml",
-                           header + bindingYaml(p, m, actionOf(mode)));
+    out.files.emplace_back(names.file("validating", std::string("policy-") + m),
+                           header + policyYaml(p, vars, m, names));
+    out.files.emplace_back(names.file("validating", std::string("binding-") + m),
+                           header + bindingYaml(p, m, actionOf(mode), names));
   }
-  if (!priority.empty() && !out.files.empty()) {
-    out.files.emplace_back("mutating-policy-priority.yaml",
-                           header + mutatingYaml(p, podVars, priority));
-    out.files.emplace_back("mutating-binding-priority.yaml", header + mutatingBindingYaml(p));
-  }
+  // Observe everywhere: no mode mutates, so no mutating policy either.
+  if (!out.files.empty())
+    for (const auto& m : mutations) {
+      out.files.emplace_back(names.file("mutating", "policy-" + m.name),
+                             header + mutatingYaml(p, podVars, m, names));
+      out.files.emplace_back(names.file("mutating", "binding-" + m.name),
+                             header + mutatingBindingYaml(p, m.name, names));
+    }
   return out;
 }
 

@@ -1,5 +1,6 @@
 // The native backstop: the per-object half of a policy compiled into the apiserver's own
-// admission (ValidatingAdmissionPolicy + bindings, CEL), so that the cluster still enforces it
+// admission (ValidatingAdmissionPolicies for its rules, MutatingAdmissionPolicies for its
+// per-pod mutations, with their bindings; CEL), so that the cluster still enforces and mutates
 // while the webhook is down. Rules that read other objects (quotas, node supply) cannot be
 // compiled; rules not compiled yet are listed too, each with why (`compile --explain`).
 // See docs/native-backstop.md.
@@ -30,8 +31,14 @@ struct NativeOutput {
   std::vector<std::string> limitations;
 };
 
+// Api: objects to create through the API (`kubectl apply`). Static: the same objects as static
+// manifests for the apiserver's staticManifestsDir (KEP-5793, ManifestBasedAdmissionControlConfig):
+// names ending in .static.k8s.io, files under validating/ and mutating/ (one directory per
+// plugin, as the apiserver reads them).
+enum class Form { Api, Static };
+
 // Compiles the policy. Deterministic: the same policy gives the same bytes.
-NativeOutput compileNative(const policy::PolicySet& policy);
+NativeOutput compileNative(const policy::PolicySet& policy, Form form = Form::Api);
 
 // The header of every file and of the explain output: what is and is not compiled.
 std::string reportText(const NativeOutput& out, std::string_view linePrefix);

@@ -192,9 +192,14 @@ std::string ContainerCel::gpuKeys(const std::string& c) const {
          " && quantity(lim[k]).asInteger() > 0))";
 }
 
+// A GPU request without a limit reaches mutating admission (the apiserver refuses it only after,
+// unless the webhook or the compiled mutation sets the limit), so the requests count too.
 std::string ContainerCel::wantsGpu(const std::string& c) const {
-  return "(" + units(c) + " > 0 || (has(" + c + ".resources) && has(" + c +
-         ".resources.claims) && size(" + c + ".resources.claims) > 0))";
+  const std::string req = "(has(" + c + ".resources) && has(" + c + ".resources.requests) ? " + c +
+                          ".resources.requests : {})";
+  return "(" + units(c) + " > 0 || cel.bind(req, " + req + ", req.exists(k, " + isGpu("k") +
+         " && quantity(req[k]).isGreaterThan(quantity(\"0\")))) || (has(" + c +
+         ".resources) && has(" + c + ".resources.claims) && size(" + c + ".resources.claims) > 0))";
 }
 
 std::string ContainerCel::label(const std::string& c, bool init) const {
@@ -204,6 +209,17 @@ std::string ContainerCel::label(const std::string& c, bool init) const {
 
 std::string ContainerCel::resourceWord(const std::string& c) const {
   return "cel.bind(ks, " + gpuKeys(c) + ", size(ks) == 1 ? ks[0] : \"GPUs\")";
+}
+
+std::string requiredTerms() {
+  const std::string a = "object.spec.affinity";
+  const std::string req = a + ".nodeAffinity.requiredDuringSchedulingIgnoredDuringExecution";
+  return "(has(" + a + ") && has(" + a + ".nodeAffinity) && has(" + req + ") && has(" + req +
+         ".nodeSelectorTerms) ? " + req + ".nodeSelectorTerms : [])";
+}
+
+std::string nodeSelector() {
+  return "(has(object.spec.nodeSelector) ? object.spec.nodeSelector : {})";
 }
 
 std::string classLabelHint(const policy::PolicySet& policy, const policy::WorkloadClass* before,

@@ -43,11 +43,16 @@ struct ContainerCel {
   std::string units(const std::string& c) const;    // int: GPU units of the container
   std::string unitsOf(const std::string& c, const std::string& key) const;  // int, one key
   std::string gpuKeys(const std::string& c) const;           // list: GPU keys with units > 0
-  std::string wantsGpu(const std::string& c) const;          // units > 0 or DRA claims
+  std::string wantsGpu(const std::string& c) const;  // units (limits or requests) > 0, or claims
   std::string label(const std::string& c, bool init) const;  // "container \"name\""
   // The container's GPU resource when it asks for exactly one, else "GPUs".
   std::string resourceWord(const std::string& c) const;
 };
+
+// The pod's required node affinity terms (a list, [] when it has none), and its
+// spec.nodeSelector (a map, {} when none): what placement is read from.
+std::string requiredTerms();
+std::string nodeSelector();
 
 // The classes a plain label selects (engine/classify/class_hints), as a CEL string: the classes
 // before `before` (all when null) the namespace may use, for which `accept` (a CEL condition

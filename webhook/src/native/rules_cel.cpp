@@ -2,6 +2,8 @@
 
 #include <set>
 
+#include "policy/node_requirement.hpp"
+
 #include "engine/classify/class_placement.hpp"
 #include "engine/core/text.hpp"
 #include "engine/validate/quota_check.hpp"
@@ -308,6 +310,100 @@ std::string priorityClass(const policy::PolicySet& p, const policy::WorkloadClas
                      " or use an allowed one"));
 }
 
+// ---- gpu-pool-without-request: engine/validate/validate_pool_targeting ----
+
+// The first non-empty string of the CEL list `list`, else "".
+std::string firstHit(const std::string& list) {
+  return "cel.bind(hs, " + list + ".filter(h, h != \"\"), size(hs) > 0 ? hs[0] : \"\")";
+}
+
+// The pool requirements only the pool's kind of node meets (In, Exists, Gt, Lt).
+std::vector<policy::NodeRequirementRef> keyed(const policy::Pool& pool) {
+  std::vector<policy::NodeRequirementRef> out;
+  pool.forEachRequirement([&](const policy::NodeRequirementRef& r) {
+    if (r.requiresKey()) out.push_back(r);
+  });
+  return out;
+}
+
+// nodeSelectorHit(): "nodeSelector k=v" for the first requirement spec.nodeSelector meets.
+std::string nodeSelectorHit(const policy::Pool& pool) {
+  std::string out = "\"\"";
+  const auto reqs = keyed(pool);
+  for (auto r = reqs.rbegin(); r != reqs.rend(); ++r) {
+    const std::string k = str(r->key);
+    out = "(" + k + " in ns && " + cel::nodeValueMatches(*r, "ns[" + k + "]") + " ? " +
+          str("nodeSelector " + std::string(r->key) + "=") + " + ns[" + k + "] : " + out + ")";
+  }
+  return out;
+}
+
+// expressionHit() of expression `e`: Exists on a key the pool requires, or In with a value it
+// accepts.
+std::string expressionHit(const policy::Pool& pool) {
+  std::string out = "\"\"";
+  const auto reqs = keyed(pool);
+  for (auto r = reqs.rbegin(); r != reqs.rend(); ++r) {
+    const std::string key(r->key);
+    out = "(e.key == " + str(key) + " ? (e.operator == \"Exists\" ? " +
+          str("node affinity " + key + " Exists") + " : e.operator == \"In\" && has(e.values) ? " +
+          firstHit("e.values.map(v, " + cel::nodeValueMatches(*r, "v") + " ? " +
+                   str("node affinity " + key + "=") + " + v : \"\")") +
+          " : \"\") : " + out + ")";
+  }
+  return out;
+}
+
+std::string affinityHit(const policy::Pool& pool) {
+  return firstHit("terms.map(t, has(t.matchExpressions) ? " +
+                  firstHit("t.matchExpressions.map(e, " + expressionHit(pool) + ")") + " : \"\")");
+}
+
+// tolerationHit(): a toleration naming a pool taint's key (a blanket one says nothing).
+std::string tolerationHit(const policy::Pool& pool) {
+  std::string out = "\"\"";
+  for (auto t = pool.taints.rbegin(); t != pool.taints.rend(); ++t)
+    out = "(tols.exists(t, (has(t.key) ? t.key : \"\") == " + str(t->key) +
+          " && ((has(t.operator) ? t.operator : \"\") == \"Exists\" || (has(t.value) ? t.value : "
+          "\"\") == " +
+          str(t->value) +
+          ") && (!has(t.effect) || t.effect == \"\" || t.effect == " + str(t->effect) + ")) ? " +
+          str("toleration " + t->key) + " : " + out + ")";
+  return out;
+}
+
+// The GPU-less pods the webhook judges for pool targeting: no class (and no GPU), or a class
+// whose GPUs are forbidden.
+std::string poolTargeting(const policy::PolicySet& p) {
+  if (!p.fieldGuards.gpuPoolTargeting || p.pools.empty()) return "";
+  std::vector<std::string> judged{""};  // "": no class took the pod
+  for (const auto& c : p.classes)
+    if (c.gpus.request == policy::GpuRequest::Forbidden) judged.push_back(c.name);
+  std::vector<std::string> perPool;
+  for (const auto& pool : p.pools) {
+    // The first way the pod reaches the pool, and in words which field to remove.
+    const std::string how = "cel.bind(sel, " + nodeSelectorHit(pool) + ", cel.bind(aff, " +
+                            affinityHit(pool) +
+                            ", sel != \"\" ? [sel, \"nodeSelector entry\"] : "
+                            "aff != \"\" ? [aff, \"node affinity\"] : [" +
+                            tolerationHit(pool) + ", \"toleration\"]))";
+    perPool.push_back("cel.bind(h, " + how + ", h[0] == \"\" ? \"\" : " + std::string(kSubject) +
+                      " + " + str(" targets GPU pool " + pool.name + " (") + " + " +
+                      cel::cut("h[0]", 120) +
+                      " + \") but asks for no GPU: add a GPU to resources.limits of the container "
+                      "that needs one, or remove the \" + h[1] + \" so the pod runs on CPU "
+                      "nodes\")");
+  }
+  std::string list;
+  for (const auto& one : perPool) list += (list.empty() ? "" : ", ") + one;
+  // One finding is enough to explain it: the first pool the pod reaches.
+  return "(!variables.hasGpu && variables.cls in " + cel::strList(judged) + " ? cel.bind(ns, " +
+         nodeSelector() + ", cel.bind(terms, " + requiredTerms() +
+         ", cel.bind(tols, has(object.spec.tolerations) ? object.spec.tolerations : [], "
+         "cel.bind(msgs, [" +
+         list + "].filter(m, m != \"\"), size(msgs) > 0 ? [msgs[0]] : [])))) : [])";
+}
+
 // spec.ruleExemptions by namespace only (image exemptions are not compiled): the rule's list is
 // dropped in the namespaces exempt from it.
 std::string exemptFrom(const policy::PolicySet& p, std::string_view rule) {
@@ -358,7 +454,8 @@ const std::vector<std::string>& compiledRuleIds() {
                                             rules::kMaxPerPod,
                                             rules::kSharedGpuOverOne,
                                             rules::kMigProfileUnavailable,
-                                            rules::kPriorityClassNotAllowed};
+                                            rules::kPriorityClassNotAllowed,
+                                            rules::kGpuPoolWithoutRequest};
   return ids;
 }
 
@@ -370,6 +467,8 @@ std::string violationList(const policy::PolicySet& p) {
     std::string l = classRules(p, cls);
     if (!l.empty()) lists.push_back(std::move(l));
   }
+  // After the class's rules, as engine/decide's evaluate() judges it last.
+  add(lists, p, rules::kGpuPoolWithoutRequest, poolTargeting(p));
   if (lists.empty()) return "[]";
   std::string out;
   for (const auto& l : lists) out += (out.empty() ? "" : " + ") + l;

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 
 #include "cli_harness.hpp"
 
@@ -19,6 +21,33 @@ TEST(Compile, WritesOneFilePerObjectIntoTheOutputDirectory) {
   EXPECT_NE(r.err.find("manifests written to out"), std::string::npos) << r.err;
 }
 
+TEST(Compile, StaticWritesOneDirectoryPerPluginAndTheirAdmissionConfiguration) {
+  ScratchDir dir;
+  dir.write("p/policy.yaml", kTestPolicy);
+  const auto r =
+      runCli({"compile", "--to", "native", "--static", "--policies", "p", "-o", "out"}, dir.path());
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  const auto out = dir.path() / "out";
+  EXPECT_TRUE(std::filesystem::exists(out / "validating" / "validating-policy-warn.yaml"));
+  EXPECT_FALSE(std::filesystem::exists(out / "validating-policy-warn.yaml"));
+  // The apiserver wants absolute paths.
+  std::ifstream in(out / "admission-configuration.yaml");
+  const std::string config((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string abs = std::filesystem::absolute(out).lexically_normal().string();
+  EXPECT_NE(config.find("staticManifestsDir: \"" + abs + "/validating\""), std::string::npos)
+      << config;
+  EXPECT_NE(config.find("staticManifestsDir: \"" + abs + "/mutating\""), std::string::npos)
+      << config;
+}
+
+TEST(Compile, StaticNeedsAnOutputDirectory) {
+  ScratchDir dir;
+  dir.write("p/policy.yaml", kTestPolicy);
+  const auto r = runCli({"compile", "--to", "native", "--static", "--policies", "p"}, dir.path());
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.err.find("--static writes two directories"), std::string::npos) << r.err;
+}
+
 TEST(Compile, WithoutAnOutputDirectoryTheStreamGoesToStdout) {
   ScratchDir dir;
   dir.write("p/policy.yaml", kTestPolicy);
@@ -26,6 +55,13 @@ TEST(Compile, WithoutAnOutputDirectoryTheStreamGoesToStdout) {
   ASSERT_EQ(r.exitCode, 0) << r.err;
   EXPECT_NE(r.out.find("kind: \"ValidatingAdmissionPolicy\""), std::string::npos);
   EXPECT_NE(r.out.find("kind: \"ValidatingAdmissionPolicyBinding\""), std::string::npos);
+  // One document per object.
+  std::size_t documents = 0;
+  for (std::size_t at = 0; (at = r.out.find("---\n", at)) != std::string::npos; at += 4)
+    ++documents;
+  std::size_t kinds = 0;
+  for (std::size_t at = 0; (at = r.out.find("\nkind: ", at)) != std::string::npos; at += 7) ++kinds;
+  EXPECT_EQ(documents, kinds);
 }
 
 TEST(Compile, ExplainListsEveryRuleCompiledOrNotWithWhy) {

@@ -56,14 +56,21 @@ TEST(CompileNative, TheSamePolicyGivesTheSameBytes) {
   ASSERT_FALSE(a.files.empty());
 }
 
+// The file names of the output that start with `prefix`, in order.
+std::vector<std::string> namesStarting(const NativeOutput& out, const std::string& prefix) {
+  std::vector<std::string> names;
+  for (const auto& [n, text] : out.files)
+    if (n.rfind(prefix, 0) == 0) names.push_back(n);
+  return names;
+}
+
 TEST(CompileNative, OnePolicyAndBindingPerReachableRolloutMode) {
   const auto out = compileNative(load(kPolicy));
-  std::vector<std::string> names;
-  for (const auto& [n, text] : out.files) names.push_back(n);
-  EXPECT_EQ(names, (std::vector<std::string>{
-                       "validating-policy-enforce.yaml", "validating-binding-enforce.yaml",
-                       "validating-policy-warn.yaml", "validating-binding-warn.yaml",
-                       "validating-policy-audit.yaml", "validating-binding-audit.yaml"}));
+  EXPECT_EQ(
+      namesStarting(out, "validating-"),
+      (std::vector<std::string>{"validating-policy-enforce.yaml", "validating-binding-enforce.yaml",
+                                "validating-policy-warn.yaml", "validating-binding-warn.yaml",
+                                "validating-policy-audit.yaml", "validating-binding-audit.yaml"}));
   EXPECT_NE(
       fileNamed(out, "validating-binding-enforce.yaml").find("validationActions:\n    - \"Deny\""),
       std::string::npos);
@@ -74,6 +81,23 @@ TEST(CompileNative, OnePolicyAndBindingPerReachableRolloutMode) {
   EXPECT_NE(fileNamed(out, "validating-policy-enforce.yaml").find("failurePolicy: \"Fail\""),
             std::string::npos);
   EXPECT_NE(fileNamed(out, "validating-policy-warn.yaml").find("failurePolicy: \"Ignore\""),
+            std::string::npos);
+}
+
+TEST(CompileNative, EachCompiledMutationIsAPolicyAndItsBinding) {
+  const auto out = compileNative(load(kPolicy));
+  EXPECT_EQ(namesStarting(out, "mutating-"),
+            (std::vector<std::string>{
+                "mutating-policy-resources.yaml", "mutating-binding-resources.yaml",
+                "mutating-policy-placement.yaml", "mutating-binding-placement.yaml",
+                "mutating-policy-visible-devices.yaml", "mutating-binding-visible-devices.yaml",
+                "mutating-policy-annotations.yaml", "mutating-binding-annotations.yaml"}));
+  const std::string map = fileNamed(out, "mutating-policy-placement.yaml");
+  EXPECT_NE(map.find("failurePolicy: \"Ignore\""), std::string::npos);
+  EXPECT_NE(map.find("patchType: \"JSONPatch\""), std::string::npos);
+  EXPECT_EQ(map.find("cel.bind"), std::string::npos) << "Kubernetes has no cel.bind";
+  EXPECT_NE(fileNamed(out, "mutating-binding-placement.yaml")
+                .find("policyName: \"gpu-admission-placement\""),
             std::string::npos);
 }
 
@@ -89,9 +113,9 @@ TEST(CompileNative, NoCatchAllMeansTheRestIsEnforced) {
   yaml.replace(yaml.find("  rollout:"), std::string::npos,
                "  rollout:\n  - {namespaces: {matchLabels: {env: dev}}, mode: warn}\n");
   const auto out = compileNative(load(yaml));
-  ASSERT_EQ(out.files.size(), 4u);
-  EXPECT_EQ(out.files[0].first, "validating-policy-enforce.yaml");
-  EXPECT_EQ(out.files[2].first, "validating-policy-warn.yaml");
+  EXPECT_EQ(
+      namesStarting(out, "validating-policy-"),
+      (std::vector<std::string>{"validating-policy-enforce.yaml", "validating-policy-warn.yaml"}));
 }
 
 TEST(CompileNative, EveryRuleOfTheEngineIsReportedOnceWithWhy) {
@@ -163,7 +187,8 @@ TEST(CompileNative, TheDenialCarriesTheWebhooksWords) {
 }
 
 TEST(CompileNative, APriorityClassIsWrittenByAMutatingAdmissionPolicy) {
-  EXPECT_EQ(compileNative(load(kPolicy)).files.size(), 6u) << "no class sets a priority class";
+  EXPECT_TRUE(namesStarting(compileNative(load(kPolicy)), "mutating-policy-priority").empty())
+      << "no class sets a priority class";
   std::string yaml = kPolicy;
   yaml.replace(yaml.find("    gpus: {maxPerPod: 8}"), 0, "    priorityClassName: gpu-training\n");
   const auto out = compileNative(load(yaml));
@@ -221,6 +246,36 @@ TEST(CompileNative, ShippedPolicyMatchesTheGoldenFiles) {
                               << "\n  compiled: " << text.substr(at, 160)
                               << "\nif the change is meant, run with GPUA_UPDATE_GOLDEN=1 and "
                                  "read the diff";
+  }
+}
+
+}  // namespace
+}  // namespace gpua::native
+
+namespace gpua::native {
+namespace {
+
+TEST(CompileNative, StaticManifestsAreTheSameObjectsNamedForTheStaticDirectories) {
+  std::string yaml = kPolicy;
+  yaml.replace(yaml.find("    gpus: {maxPerPod: 8}"), 0, "    priorityClassName: gpu-training\n");
+  const auto api = compileNative(load(yaml));
+  const auto sta = compileNative(load(yaml), Form::Static);
+  ASSERT_EQ(api.files.size(), sta.files.size());
+  for (std::size_t i = 0; i < api.files.size(); ++i) {
+    const auto& [name, text] = sta.files[i];
+    // One directory per plugin: the apiserver's loaders each accept only their own kinds.
+    const std::string dir =
+        api.files[i].first.rfind("validating-", 0) == 0 ? "validating/" : "mutating/";
+    EXPECT_EQ(name, dir + api.files[i].first);
+    // KEP-5793: every name (and every binding's policyName) ends in .static.k8s.io.
+    std::string expected = api.files[i].second;
+    for (std::size_t at = 0; (at = expected.find("\"gpu-admission-", at)) != std::string::npos;) {
+      const std::size_t end = expected.find('"', at + 1);
+      expected.insert(end, ".static.k8s.io");
+      at = end;
+    }
+    EXPECT_EQ(text, expected) << name;
+    EXPECT_EQ(text.find("paramKind"), std::string::npos) << name;
   }
 }
 

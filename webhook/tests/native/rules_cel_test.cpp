@@ -69,3 +69,28 @@ TEST(RulesCel, NoRulesNoViolations) {
 
 }  // namespace
 }  // namespace gpua::native
+
+namespace gpua::native {
+namespace {
+
+TEST(RulesCel, PoolTargetingComesLastAndJudgesGpuLessPodsOfNoClassOrAForbiddenClass) {
+  const std::string list = violationList(
+      load("  - {name: etl, match: {any: [{labels: {c: etl}}]}, gpus: {request: forbidden}}\n"));
+  const auto targeting = list.find("targets GPU pool h100 (");
+  ASSERT_NE(targeting, std::string::npos);
+  EXPECT_LT(list.find(R"((variables.cls == "nb" ? )"), targeting);
+  EXPECT_NE(list.find(R"(!variables.hasGpu && variables.cls in ["", "etl"])"), std::string::npos);
+  // validate_pool_targeting.cpp's ways in its order, and the field to remove named.
+  EXPECT_NE(list.find(R"("nodeSelector pool=" + ns["pool"])"), std::string::npos);
+  EXPECT_NE(list.find(R"("node affinity pool=" + v)"), std::string::npos);
+  EXPECT_NE(list.find("or remove the \" + h[1] + \" so the pod runs on CPU nodes"),
+            std::string::npos);
+}
+
+TEST(RulesCel, PoolTargetingOffCompilesNoCheck) {
+  const std::string list = violationList(load("  fieldGuards: {gpuPoolTargeting: false}\n"));
+  EXPECT_EQ(list.find("targets GPU pool"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace gpua::native
