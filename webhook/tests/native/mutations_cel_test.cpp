@@ -90,7 +90,8 @@ TEST(MutationsCel, PlacementViaNodeSelectorWritesTheSelectorNotAffinity) {
 }
 
 TEST(MutationsCel, AffinityTermsAreExtendedWithWhatTheyDoNotImply) {
-  const auto* m = find(compiledMutations(load(policyWith(""))), "placement");
+  const auto ms = compiledMutations(load(policyWith("")));
+  const auto* m = find(ms, "placement");
   ASSERT_NE(m, nullptr);
   EXPECT_TRUE(
       has(m->patch, "matchExpressions{key: \"pool\", operator: \"In\", values: [\"h100\"]}"));
@@ -110,7 +111,8 @@ TEST(MutationsCel, APoolRuntimeClassAndTheClassDeadlineAreWritten) {
 
 TEST(MutationsCel, TheAnnotationsNameThePolicyRevision) {
   const auto p = load(policyWith(""));
-  const auto* m = find(compiledMutations(p), "annotations");
+  const auto ms = compiledMutations(p);
+  const auto* m = find(ms, "annotations");
   ASSERT_NE(m, nullptr);
   EXPECT_TRUE(has(m->patch, "\"t@" + p.revision + "\""));
 }
