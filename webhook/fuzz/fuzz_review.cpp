@@ -23,6 +23,7 @@
 #include "engine/pod/quantity.hpp"
 #include "kube/depth_limited_parse.hpp"
 #include "policy/loader.hpp"
+#include "shipped_policy.hpp"
 #include "text/utf8.hpp"
 
 namespace {
@@ -34,14 +35,7 @@ using namespace gpua;
   std::abort();
 }
 
-const policy::PolicySet& shippedPolicy() {
-  static const auto policy = [] {
-    auto loaded = policy::loadPolicyPaths({GPUA_POLICIES_DIR});
-    if (!loaded.ok()) fail(std::string("cannot load ") + GPUA_POLICIES_DIR);
-    return loaded.policy;
-  }();
-  return *policy;
-}
+using fuzz::shippedPolicy;
 
 // Live usage with namespace labels the shipped rollout and quotas select on, and no usage.
 const engine::UsageSnapshot& usage(bool live) {

@@ -10,7 +10,7 @@
 #include <string_view>
 
 #include "admission/review.hpp"
-#include "policy/loader.hpp"
+#include "shipped_policy.hpp"
 
 namespace {
 
@@ -21,14 +21,7 @@ using namespace gpua;
   std::abort();
 }
 
-const policy::PolicySet& shippedPolicy() {
-  static const auto policy = [] {
-    auto loaded = policy::loadPolicyPaths({GPUA_POLICIES_DIR});
-    if (!loaded.ok()) fail(std::string("cannot load ") + GPUA_POLICIES_DIR);
-    return loaded.policy;
-  }();
-  return *policy;
-}
+using fuzz::shippedPolicy;
 
 // Enforced rollout and a quota that covers the namespace, so denials and charges happen.
 const engine::UsageSnapshot& usage() {

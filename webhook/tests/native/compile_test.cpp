@@ -13,17 +13,14 @@
 #include <sstream>
 
 #include "native/rules_cel.hpp"
+#include "native_test_support.hpp"
 #include "policy/loader.hpp"
 #include "policy/rule_ids.hpp"
 
 namespace gpua::native {
 namespace {
 
-policy::PolicySet load(const std::string& yaml) {
-  const auto r = policy::loadPolicySources({{"test.yaml", yaml}});
-  EXPECT_TRUE(r.ok()) << (r.errors.empty() ? "" : r.errors.front().format());
-  return r.ok() ? *r.policy : policy::PolicySet{};
-}
+using testing::load;
 
 const char* const kPolicy = R"(apiVersion: gpu-admission.io/v1
 kind: GpuPolicy

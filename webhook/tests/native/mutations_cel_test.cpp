@@ -8,16 +8,13 @@
 
 #include <algorithm>
 
+#include "native_test_support.hpp"
 #include "policy/loader.hpp"
 
 namespace gpua::native {
 namespace {
 
-policy::PolicySet load(const std::string& yaml) {
-  const auto r = policy::loadPolicySources({{"test.yaml", yaml}});
-  EXPECT_TRUE(r.ok()) << (r.errors.empty() ? "" : r.errors.front().format());
-  return r.ok() ? *r.policy : policy::PolicySet{};
-}
+using testing::load;
 
 std::string policyWith(const std::string& classExtra, const std::string& specExtra = "",
                        const std::string& poolExtra = "") {
