@@ -338,5 +338,36 @@ TEST(RepoPolicyTests, ShippedPolicyTestsPass) {
   EXPECT_NE(lastLine(r.out).find(" passed, 0 failed"), std::string::npos) << r.out;
 }
 
+// --against-native needs a cluster: without one, no case runs and the error names what is wrong
+// (the kubeconfig, or the apiserver it points at), never a crash or a silent pass.
+TEST_F(TestRunnerTest, AgainstNativeWithoutAClusterSaysWhy) {
+  dir_.write("policy-tests/pods/worker.json", kKubeflowWorkerPod);
+  dir_.write("policy-tests/cases.yaml", kCases);
+  const auto missing =
+      runCli({"test", "policy-tests", "--against-native", "nowhere.kubeconfig"}, dir_.path());
+  EXPECT_NE(missing.exitCode, 0);
+  EXPECT_NE(missing.err.find("nowhere.kubeconfig"), std::string::npos) << missing.err;
+  EXPECT_EQ(missing.out.find("passed"), std::string::npos) << "no case may run: " << missing.out;
+
+  dir_.write("unreachable.kubeconfig", R"(apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster: {server: "https://127.0.0.1:1"}
+contexts:
+- name: x
+  context: {cluster: c, user: u}
+current-context: x
+users:
+- name: u
+  user: {token: abc}
+)");
+  const auto down =
+      runCli({"test", "policy-tests", "--against-native", "unreachable.kubeconfig"}, dir_.path());
+  EXPECT_NE(down.exitCode, 0);
+  EXPECT_NE(down.err.find("https://127.0.0.1:1"), std::string::npos) << down.err;
+  EXPECT_EQ(down.out.find("passed"), std::string::npos) << "no case may run: " << down.out;
+}
+
 }  // namespace
 }  // namespace gpua::cli::test
