@@ -10,6 +10,7 @@
 #include "cli/command_line.hpp"
 #include "cluster/blocking_call.hpp"
 #include "cluster/list_watch.hpp"
+#include "engine/classify/classify.hpp"
 #include "kube/json.hpp"
 #include "kube/json_parse.hpp"
 #include "native/compile.hpp"
@@ -74,7 +75,8 @@ NativeCases::NativeCases(cluster::ApiConfig api, bool verbose)
   }
   const auto r =
       call("GET", std::string(kAdmissionApi) + "validatingadmissionpolicies" + "?labelSelector=" +
-                      cluster::urlEncode("app.kubernetes.io/managed-by=gpu-admission"));
+                      cluster::urlEncode(std::string(native::kManagedByLabel) + "=" +
+                                         std::string(native::kManagedBy)));
   if (r.status != 200)
     throw UsageError("--against-native: listing validatingadmissionpolicies in " + server_ + ": " +
                      r.message());
@@ -83,7 +85,7 @@ NativeCases::NativeCases(cluster::ApiConfig api, bool verbose)
   if (items && !items->Empty())
     installedRevision_ = json::stringMember(
         json::objectMember(json::objectMember(&(*items)[0], "metadata"), "annotations"),
-        "gpu-admission.io/policy-revision");
+        engine::kPolicyRevisionAnnotation);
   if (installedRevision_.empty())
     throw UsageError("--against-native: " + server_ +
                      " runs no compiled policy: gpu-admission compile --to native -o DIR, then "

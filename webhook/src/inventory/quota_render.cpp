@@ -5,6 +5,7 @@
 #include <map>
 #include <set>
 
+#include "engine/classify/classify.hpp"
 #include "engine/classify/gpu_usage.hpp"
 #include "kube/json.hpp"
 
@@ -90,7 +91,7 @@ std::string emit(const Manifest& m, const std::string& revision) {
   y += "  labels:\n    app.kubernetes.io/managed-by: gpu-admission\n";
   y += "  annotations:\n    gpu-admission.io/quota: " + quoted(m.quota) + "\n";
   if (!m.className.empty()) y += "    gpu-admission.io/class: " + quoted(m.className) + "\n";
-  y += "    gpu-admission.io/policy-revision: " + quoted(revision) + "\n";
+  y += "    " + std::string(engine::kPolicyRevisionAnnotation) + ": " + quoted(revision) + "\n";
   y += "spec:\n  hard:\n";
   for (const auto& [r, n] : m.hard)
     y += "    requests." + r + ": " + quoted(std::to_string(n)) + "\n";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/classify/classify.hpp"
 #include "native/cel_text.hpp"
 #include "native/mutations_cel.hpp"
 #include "native/pod_cel.hpp"
@@ -90,10 +91,11 @@ Yaml metadata(const std::string& name, const policy::PolicySet& p) {
       Yaml::map()
           .set("name", name)
           .set("labels",
-               std::move(Yaml::map().set("app.kubernetes.io/managed-by", "gpu-admission")))
-          .set("annotations", std::move(Yaml::map()
-                                            .set("gpu-admission.io/policy", p.name)
-                                            .set("gpu-admission.io/policy-revision", p.revision))));
+               std::move(Yaml::map().set(std::string(kManagedByLabel), std::string(kManagedBy))))
+          .set("annotations",
+               std::move(Yaml::map()
+                             .set(std::string(engine::kPolicyAnnotation), p.name)
+                             .set(std::string(engine::kPolicyRevisionAnnotation), p.revision))));
 }
 
 Yaml strings(std::initializer_list<const char*> items) {

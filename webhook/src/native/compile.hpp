@@ -13,6 +13,10 @@
 
 namespace gpua::native {
 
+// The label every compiled object carries: `kubectl get ... -l` selects them all with it.
+inline constexpr std::string_view kManagedByLabel = "app.kubernetes.io/managed-by";
+inline constexpr std::string_view kManagedBy = "gpu-admission";
+
 // One rule of the engine and what became of it.
 struct RuleReport {
   std::string rule;  // the rule id (policy/rule_ids.hpp), or a policy feature ("exempt.images")

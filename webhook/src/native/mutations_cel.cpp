@@ -5,6 +5,8 @@
 #include "engine/classify/class_placement.hpp"
 #include "engine/core/patch_op.hpp"
 #include "engine/mutate/mutation.hpp"
+#include "engine/pod/device_env.hpp"
+#include "engine/pod/gpu_request.hpp"
 #include "native/cel_text.hpp"
 #include "native/rules_cel.hpp"
 
@@ -320,7 +322,7 @@ std::string containerResourceOps(const ContainerCel& cc) {
   const std::string ok = "(" + cc.isGpu("k") + " && (!(k in req) || " + whole("req[k]") +
                          ") && (!(k in lim) || " + whole("lim[k]") + ") && ((k in req && " +
                          positive("req[k]") + ") || (k in lim && " + positive("lim[k]") + ")))";
-  const std::string gpu = "\"nvidia.com/gpu\"";
+  const std::string gpu = str(engine::kWholeGpu);
   const std::string res = "p + \"/resources/";
   const std::string renames =
       "(mv && " + gpu + " in req ? [" +
@@ -384,14 +386,13 @@ std::string visibleDevicesOps(const policy::PolicySet& p) {
   const std::string noGpu =
       "!((has(c.resources) && has(c.resources.claims) && size(c.resources.claims) > 0) || " +
       anyGpu("requests") + " || " + anyGpu("limits") + ")";
-  const std::string env =
-      "Object.spec.containers.env{name: \"NVIDIA_VISIBLE_DEVICES\", value: \"void\"}";
+  const std::string env = "Object.spec.containers.env{name: " + str(engine::kVisibleDevicesVar) +
+                          ", value: " + str(engine::kNoDevicesValue) + "}";
   auto ops = [&](const std::string& list, const std::string& prefix) {
     return list + ".transformList(i, c, " + noGpu +
-           " && has(c.env) && !c.env.exists(e, e.name == "
-           "\"NVIDIA_VISIBLE_DEVICES\"), " +
-           patchOp("\"add\"", str(prefix) + " + string(i) + \"/env/-\"", env) + ") + " + list +
-           ".transformList(i, c, " + noGpu + " && !has(c.env), " +
+           " && has(c.env) && !c.env.exists(e, e.name == " + str(engine::kVisibleDevicesVar) +
+           "), " + patchOp("\"add\"", str(prefix) + " + string(i) + \"/env/-\"", env) + ") + " +
+           list + ".transformList(i, c, " + noGpu + " && !has(c.env), " +
            patchOp("\"add\"", str(prefix) + " + string(i) + \"/env\"", "[" + env + "]") + ")";
   };
   return "variables.cls != \"\" && variables.hasGpu ? " +

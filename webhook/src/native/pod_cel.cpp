@@ -3,6 +3,7 @@
 #include <set>
 
 #include "engine/classify/class_hints.hpp"
+#include "engine/pod/gpu_request.hpp"
 #include "native/cel_text.hpp"
 
 namespace gpua::native {
@@ -16,7 +17,7 @@ constexpr std::size_t kNameCut = 80;  // engine::text::quoted
 std::string gpuResourceList(const policy::PolicySet& policy) {
   std::set<std::string> extra;
   for (const auto& pool : policy.pools)
-    if (pool.resource != "nvidia.com/gpu" && !pool.resource.starts_with("nvidia.com/mig-"))
+    if (pool.resource != engine::kWholeGpu && !pool.resource.starts_with(engine::kMigPrefix))
       extra.insert(pool.resource);
   return cel::strList({extra.begin(), extra.end()});
 }
@@ -169,8 +170,8 @@ std::string subject() {
 }  // namespace
 
 std::string ContainerCel::isGpu(const std::string& key) const {
-  return "(" + key + " == \"nvidia.com/gpu\" || " + key + ".startsWith(\"nvidia.com/mig-\") || " +
-         key + " in " + gpuResourceList(policy) + ")";
+  return "(" + key + " == " + str(engine::kWholeGpu) + " || " + key + ".startsWith(" +
+         str(engine::kMigPrefix) + ") || " + key + " in " + gpuResourceList(policy) + ")";
 }
 
 std::string ContainerCel::limits(const std::string& c) const {
@@ -261,7 +262,7 @@ std::vector<CelVariable> podVariables(const policy::PolicySet& policy) {
                      ") || (has(object.spec.resourceClaims) && "
                      "size(object.spec.resourceClaims) > 0)"},
       {"requestsMig", "(variables.ctrs + variables.inits).exists(c, " + cc.gpuKeys("c") +
-                          ".exists(k, k.startsWith(\"nvidia.com/mig-\")))"},
+                          ".exists(k, k.startsWith(" + str(engine::kMigPrefix) + ")))"},
       // engine/pod effectiveUnits(), summed: the app containers' sum, or the largest init
       // container when larger (exact for one GPU resource per pod).
       {"total", "cel.bind(a, variables.ctrs.map(c, " + cc.units("c") +

@@ -6,6 +6,8 @@
 
 #include "engine/classify/class_placement.hpp"
 #include "engine/core/text.hpp"
+#include "engine/pod/device_env.hpp"
+#include "engine/pod/gpu_request.hpp"
 #include "engine/validate/quota_check.hpp"
 #include "native/cel_text.hpp"
 #include "policy/rule_ids.hpp"
@@ -58,9 +60,13 @@ std::string visibleDevices(const policy::PolicySet& p) {
   if (!p.fieldGuards.visibleDevicesEnv) return "";
   const ContainerCel cc{p};
   // field_guards.cpp: NVIDIA_/CUDA_VISIBLE_DEVICES not void, none or empty (valueFrom exposes).
-  const std::string exposes =
-      "(e.name in [\"NVIDIA_VISIBLE_DEVICES\", \"CUDA_VISIBLE_DEVICES\"] && (has(e.valueFrom) || "
-      "(has(e.value) && !(e.value in [\"\", \"void\", \"none\"]))))";
+  const std::vector<std::string> variables(std::begin(engine::kDeviceVariables),
+                                           std::end(engine::kDeviceVariables));
+  const std::vector<std::string> hiding(std::begin(engine::kHidingValues),
+                                        std::end(engine::kHidingValues));
+  const std::string exposes = "(e.name in " + cel::strList(variables) +
+                              " && (has(e.valueFrom) || (has(e.value) && !(e.value in " +
+                              cel::strList(hiding) + "))))";
   auto cond = [&](const std::string& c) {
     return "(!" + cc.wantsGpu(c) + " && has(" + c + ".env) && " + c + ".env.exists(e, " + exposes +
            "))";
@@ -119,7 +125,7 @@ std::string requestPresence(const policy::PolicySet& p, const policy::WorkloadCl
   const ContainerCel cc{p};
   if (cls.gpus.request == policy::GpuRequest::Required) {
     const std::string resource =
-        cls.resolvedResource.empty() ? "nvidia.com/gpu" : cls.resolvedResource;
+        cls.resolvedResource.empty() ? std::string(engine::kWholeGpu) : cls.resolvedResource;
     return one("!variables.hasGpu",
                std::string(kSubject) + " + " + str(" is in GPU class " + cls.name) + " + " +
                    matchedBy() + " + " +
@@ -208,19 +214,20 @@ std::string sharedOverOne(const policy::PolicySet& p, const policy::WorkloadClas
   std::set<std::string> shared;  // isSharedResource() of validate_class.cpp
   if (cls.sharedResource) shared.insert(cls.resolvedResource);
   for (const auto& pool : p.pools)
-    if (pool.resource != "nvidia.com/gpu" && sharedPool(pool)) shared.insert(pool.resource);
+    if (pool.resource != engine::kWholeGpu && sharedPool(pool)) shared.insert(pool.resource);
   if (shared.empty()) return "";
   std::set<std::string> mps;  // sharingWord(): MPS when a pool of the class shares by MPS
   for (const auto& name : cls.pools)
     if (const auto* pool = p.findPool(name); pool && pool->sharing == policy::Sharing::Mps)
       mps.insert(pool->resource);
   const ContainerCel cc{p};
-  const bool rewrites = !cls.resolvedResource.empty() && cls.resolvedResource != "nvidia.com/gpu" &&
+  const bool rewrites = !cls.resolvedResource.empty() &&
+                        cls.resolvedResource != engine::kWholeGpu &&
                         cls.effects.resourceName == policy::EffectMode::Mutate;
   // The resource a key counts as: nvidia.com/gpu is the class's when the webhook rewrites it.
   const std::string rewrite = "(variables.skip != \"validateOnly\" && !variables.requestsMig)";
   auto as = [&](const std::string& k) {
-    return rewrites ? "(" + k + " == \"nvidia.com/gpu\" && " + rewrite + " ? " +
+    return rewrites ? "(" + k + " == " + str(engine::kWholeGpu) + " && " + rewrite + " ? " +
                           str(cls.resolvedResource) + " : " + k + ")"
                     : k;
   };
@@ -253,7 +260,9 @@ std::string migProfiles(const policy::PolicySet& p, const policy::WorkloadClass&
                                             : "offered: " + engine::text::join(offered);
   const ContainerCel cc{p};
   auto bad = [&](const std::string& c) {
-    return cc.gpuKeys(c) + ".filter(k, k.startsWith(\"nvidia.com/mig-\") && !(k.substring(15) in " +
+    // The profile is what follows the MIG prefix.
+    return cc.gpuKeys(c) + ".filter(k, k.startsWith(" + str(engine::kMigPrefix) +
+           ") && !(k.substring(" + std::to_string(engine::kMigPrefix.size()) + ") in " +
            cel::strList(offered) + "))";
   };
   return perContainer(

@@ -16,6 +16,9 @@ namespace gpua::engine {
 // usage ledger reads the class back from a bound pod).
 inline constexpr std::string_view kClassAnnotation = "gpu-admission.io/class";
 inline constexpr std::string_view kPolicyAnnotation = "gpu-admission.io/policy";
+// What objects generated from a policy (compiled admission policies, rendered ResourceQuotas)
+// carry: the revision of the policy they were made from.
+inline constexpr std::string_view kPolicyRevisionAnnotation = "gpu-admission.io/policy-revision";
 
 struct MatchInput {
   const PodView& pod;

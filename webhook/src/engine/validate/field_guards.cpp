@@ -7,6 +7,7 @@
 #include "engine/core/node_requirements.hpp"
 #include "engine/core/text.hpp"
 #include "engine/core/toleration.hpp"
+#include "engine/pod/device_env.hpp"
 
 namespace gpua::engine {
 
@@ -14,21 +15,19 @@ namespace rules = policy::rules;
 
 namespace {
 
-constexpr std::string_view kDeviceVariables[] = {"NVIDIA_VISIBLE_DEVICES", "CUDA_VISIBLE_DEVICES"};
-
 bool isDeviceVariable(std::string_view name) {
   for (const auto v : kDeviceVariables)
     if (name == v) return true;
   return false;
 }
 
-// What hides every GPU: void (the NVIDIA runtime's "no GPU"), none (no GPU, only the driver
-// libraries), or an empty value (the runtime then behaves like runc). A value from a ConfigMap
-// or Secret cannot be judged here, so it counts as exposing GPUs.
+// A value from a ConfigMap or Secret cannot be judged here, so it counts as exposing GPUs.
 bool hidesGpus(const rapidjson::Value& var) {
   if (json::member(&var, "valueFrom") != nullptr) return false;
   const std::string_view value = json::stringMember(&var, "value");
-  return value.empty() || value == "void" || value == "none";
+  for (const auto hiding : kHidingValues)
+    if (value == hiding) return true;
+  return false;
 }
 
 // The first variable of `container` that exposes GPUs, or null.
