@@ -305,6 +305,14 @@ std::vector<std::string> limitations(const policy::PolicySet& p) {
     out.push_back(
         "gpu-pool-without-request by spec.nodeName is not compiled: it reads the node's labels; "
         "a nodeSelector entry, node affinity or toleration that targets a GPU pool is");
+  // Kubernetes' quantity library compares exactly but neither multiplies nor prints.
+  bool containerRules = !p.allPodsRules.containers.empty();
+  for (const auto& c : p.classes) containerRules = containerRules || !c.containers.empty();
+  if (containerRules)
+    out.push_back(
+        "the container resource rules sum, divide and print quantities in thousandths "
+        "(MilliValue, rounded up): an amount finer than 1m is judged and shown to the thousandth; "
+        "resources-per-gpu-exceeded counts the pod's GPUs as max-per-pod does");
   if (!p.exemptImages.empty())
     out.push_back("exempt.images is not compiled: pods exempt by their images are judged");
   for (const auto& e : p.ruleExemptions)
@@ -333,7 +341,7 @@ NativeOutput compileNative(const policy::PolicySet& p, Form form) {
     return out;
   }
   const std::vector<CelVariable> podVars = vars;
-  vars.push_back({"violations", violationList(p)});
+  for (auto& v : violationVariables(p)) vars.push_back(std::move(v));
   out.rules = reports(true, "");
   const std::vector<CompiledMutation> mutations = compiledMutations(p);
   for (const auto& m : mutations) out.mutations.push_back(kPrefix + m.name + ": " + m.description);

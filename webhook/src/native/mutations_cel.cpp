@@ -53,16 +53,30 @@ std::string byClass(const policy::PolicySet& p, const PerClass& ops) {
   return out == "[]" ? "" : gated(out);
 }
 
-Pools gpuPools(const policy::WorkloadClass& c, const policy::PolicySet& p) {
+bool mutates(policy::EffectMode m) {
+  return m == policy::EffectMode::Mutate;
+}
+
+}  // namespace
+
+Pools classPools(const policy::WorkloadClass& c, const policy::PolicySet& p) {
   Pools out;
   for (const auto& name : c.pools)
     if (const auto* pool = p.findPool(name)) out.push_back(pool);
   return out;
 }
 
-bool mutates(policy::EffectMode m) {
-  return m == policy::EffectMode::Mutate;
+const std::string* poolRuntimeClass(const Pools& pools) {
+  for (const auto* pool : pools)
+    if (pool->runtimeClassName) return &*pool->runtimeClassName;
+  return nullptr;
 }
+
+std::string namesRuntimeClass() {
+  return "(has(object.spec.runtimeClassName) && object.spec.runtimeClassName != \"\")";
+}
+
+namespace {
 
 // ---- placement: engine/mutate/mutate_affinity, mutate_node_selector ----
 
@@ -104,24 +118,35 @@ std::string termHasPool(const policy::Pool& pool, const std::string& t) {
   return cel::allOf(all);
 }
 
+}  // namespace
+
 std::string satisfied(const Pools& pools, const std::string& t) {
   std::vector<std::string> any;
   for (const auto* pool : pools) any.push_back(termHasPool(*pool, t));
   return cel::anyOf(any);
 }
 
-// The pool's requirements `t` does not imply, as typed objects.
-std::string missingExpressions(const policy::Pool& pool, const std::string& t) {
+std::string unimplied(const policy::Pool& pool, const std::string& t,
+                      const std::function<std::string(const policy::NodeRequirementRef&)>& item) {
   std::vector<std::string> parts;
   pool.forEachRequirement([&](const policy::NodeRequirementRef& r) {
-    std::string e = kExpressionType + "{key: " + str(r.key) +
-                    ", operator: " + str(policy::nodeOperatorName(r.op));
-    if (!r.values.empty()) e += ", values: " + cel::strList({r.values.begin(), r.values.end()});
-    parts.push_back("(" + implied(r, t) + " ? [] : [" + e + "}])");
+    parts.push_back("(" + implied(r, t) + " ? [] : [" + item(r) + "])");
   });
   std::string out;
   for (const auto& part : parts) out += (out.empty() ? "" : " + ") + part;
-  return out;
+  return out.empty() ? "[]" : out;
+}
+
+namespace {
+
+// The pool's requirements `t` does not imply, as typed objects.
+std::string missingExpressions(const policy::Pool& pool, const std::string& t) {
+  return unimplied(pool, t, [](const policy::NodeRequirementRef& r) {
+    std::string e = kExpressionType + "{key: " + str(r.key) +
+                    ", operator: " + str(policy::nodeOperatorName(r.op));
+    if (!r.values.empty()) e += ", values: " + cel::strList({r.values.begin(), r.values.end()});
+    return e + "}";
+  });
 }
 
 // `t` AND `pool`: its matchFields as they are, matchExpressions extended.
@@ -236,7 +261,10 @@ std::string tolerationObject(const policy::Taint& taint) {
   return out + "}";
 }
 
-std::string tolerationOps(const Pools& pools) {
+}  // namespace
+
+std::string untoleratedTaints(const Pools& pools,
+                              const std::function<std::string(const policy::Taint&)>& item) {
   std::vector<const policy::Taint*> taints;
   for (const auto* pool : pools)
     for (const auto& taint : pool->taints) {
@@ -246,11 +274,18 @@ std::string tolerationOps(const Pools& pools) {
                     (t->key == taint.key && t->value == taint.value && t->effect == taint.effect);
       if (!duplicate) taints.push_back(&taint);
     }
-  if (taints.empty()) return "";
   std::string needed;
   for (const auto* t : taints)
     needed += std::string(needed.empty() ? "" : " + ") + "(tols.exists(t, " + tolerates(*t) +
-              ") ? [] : [" + tolerationObject(*t) + "])";
+              ") ? [] : [" + item(*t) + "])";
+  return needed;
+}
+
+namespace {
+
+std::string tolerationOps(const Pools& pools) {
+  const std::string needed = untoleratedTaints(pools, tolerationObject);
+  if (needed.empty()) return "";
   return "cel.bind(tols, has(object.spec.tolerations) ? object.spec.tolerations : [], "
          "cel.bind(needed, " +
          needed + ", size(needed) == 0 ? [] : has(object.spec.tolerations) ? needed.map(x, " +
@@ -261,15 +296,13 @@ std::string tolerationOps(const Pools& pools) {
 // ---- runtime class and deadline: engine/mutate/mutate_runtime ----
 
 std::string runtimeClassOps(const Pools& pools) {
-  for (const auto* pool : pools)
-    if (pool->runtimeClassName) {
-      const std::string f = "object.spec.runtimeClassName";
-      return "(has(" + f + ") && " + f + " != \"\" ? [] : [" +
-             patchOp("has(" + f + ") ? \"replace\" : \"add\"", "\"/spec/runtimeClassName\"",
-                     str(*pool->runtimeClassName)) +
-             "])";
-    }
-  return "";
+  const std::string* name = poolRuntimeClass(pools);
+  if (name == nullptr) return "";
+  const std::string f = "object.spec.runtimeClassName";
+  return "(" + namesRuntimeClass() + " ? [] : [" +
+         patchOp("has(" + f + ") ? \"replace\" : \"add\"", "\"/spec/runtimeClassName\"",
+                 str(*name)) +
+         "])";
 }
 
 std::string deadlineOps(const policy::WorkloadClass& c) {
@@ -420,6 +453,25 @@ std::string annotationOps(const policy::PolicySet& p) {
 
 // ---- priority class: engine/mutate/mutate_priority ----
 
+}  // namespace
+
+std::string priorityChange(const policy::PolicySet& p, const policy::WorkloadClass& c) {
+  if (!c.priorityClassName) return "";
+  const std::string name =
+      "(has(object.spec.priorityClassName) ? object.spec.priorityClassName : \"\")";
+  const std::string notChosen =
+      c.overridePriorityClass
+          ? ""
+          : "(" + name + " == \"\"" +
+                (p.globalDefaultPriorityClass
+                     ? " || " + name + " == " + str(*p.globalDefaultPriorityClass)
+                     : std::string()) +
+                ")";
+  return cel::allOf({name + " != " + str(*c.priorityClassName), notChosen});
+}
+
+namespace {
+
 // The class's priority class where the pod named none or the cluster's global default (or the
 // class overrides), for the pods the class places; "" when none is written.
 std::string priorityVariable(const policy::PolicySet& p) {
@@ -431,17 +483,9 @@ std::string priorityVariable(const policy::PolicySet& p) {
     const auto& c = p.classes[i];
     if (!c.priorityClassName || !mutates(c.effects.priorityClass)) continue;
     any = true;
-    const std::string notChosen =
-        c.overridePriorityClass
-            ? ""
-            : "(" + name + " == \"\"" +
-                  (p.globalDefaultPriorityClass
-                       ? " || " + name + " == " + str(*p.globalDefaultPriorityClass)
-                       : std::string()) +
-                  ")";
-    const std::string cond = cel::allOf({"variables.cls == " + str(c.name),
-                                         engine::placesCpuPods(c) ? "" : "variables.hasGpu",
-                                         name + " != " + str(*c.priorityClassName), notChosen});
+    const std::string cond =
+        cel::allOf({"variables.cls == " + str(c.name),
+                    engine::placesCpuPods(c) ? "" : "variables.hasGpu", priorityChange(p, c)});
     out = "(" + cond + " ? " + str(*c.priorityClassName) + " : " + out + ")";
   }
   if (!any) return "";
@@ -474,20 +518,20 @@ std::vector<CompiledMutation> compiledMutations(const policy::PolicySet& p) {
          "GPU resources: nvidia.com/gpu renamed to the class's MIG or shared resource "
          "in requests and limits, GPU limits set to the requests where missing (not on "
          "a pod a compiled rule denies in enforce mode)",
-         {{"violations", violationList(p)}},
+         violationVariables(p),
          "variables.mode == \"enforce\" && size(variables.violations) > 0 ? [] : " + ops});
   add("placement",
       "placement: the pools' node requirements ANDed into every required nodeSelectorTerm, or "
       "their labels into spec.nodeSelector",
       byClass(p, [&](const policy::WorkloadClass& c) {
         const Pools cpu = engine::cpuPoolsOf(c, p);
-        return std::pair{mutates(c.effects.nodePlacement) ? placementOps(c, gpuPools(c, p)) : "",
+        return std::pair{mutates(c.effects.nodePlacement) ? placementOps(c, classPools(c, p)) : "",
                          engine::placesCpuPods(c) ? placementOps(c, cpu) : ""};
       }));
   add("tolerations", "tolerations: the pools' taints the pod does not tolerate yet",
       byClass(p, [&](const policy::WorkloadClass& c) {
         const Pools cpu = engine::cpuPoolsOf(c, p);
-        return std::pair{mutates(c.effects.toleration) ? tolerationOps(gpuPools(c, p)) : "",
+        return std::pair{mutates(c.effects.toleration) ? tolerationOps(classPools(c, p)) : "",
                          engine::placesCpuPods(c) ? tolerationOps(cpu) : ""};
       }));
   if (const std::string priority = priorityVariable(p); !priority.empty())
@@ -502,7 +546,7 @@ std::vector<CompiledMutation> compiledMutations(const policy::PolicySet& p) {
       byClass(p, [&](const policy::WorkloadClass& c) {
         const Pools cpu = engine::cpuPoolsOf(c, p);
         return std::pair{
-            concat(mutates(c.effects.runtimeClass) ? runtimeClassOps(gpuPools(c, p)) : "",
+            concat(mutates(c.effects.runtimeClass) ? runtimeClassOps(classPools(c, p)) : "",
                    deadlineOps(c)),
             engine::placesCpuPods(c) ? runtimeClassOps(cpu) : ""};
       }));

@@ -10,6 +10,9 @@
 #include "engine/pod/gpu_request.hpp"
 #include "engine/validate/quota_check.hpp"
 #include "native/cel_text.hpp"
+#include "native/require_rules_cel.hpp"
+#include "native/resource_rules_cel.hpp"
+#include "native/rule_cel.hpp"
 #include "policy/rule_ids.hpp"
 
 namespace gpua::native {
@@ -18,8 +21,6 @@ namespace rules = policy::rules;
 using cel::str;
 
 namespace {
-
-constexpr const char* kSubject = "variables.subject";
 
 // " (label k=v)" or "" when unclassifiedGpuPods assigned the class.
 std::string matchedBy() {
@@ -32,28 +33,6 @@ std::string selectorWord(const policy::WorkloadClass& cls) {
          " : variables.matched.startsWith(\"label \") && !variables.matched.contains(\" and \") ? "
          "\"the \" + variables.matched : " +
          str("what selects class " + cls.name + " (") + " + variables.matched + \")\")";
-}
-
-// `cond ? [msg] : []`
-std::string one(const std::string& cond, const std::string& msg) {
-  return "(" + cond + " ? [" + msg + "] : [])";
-}
-
-// For the app containers then the init containers matching `cond(c)`: `msg(c, init)` each.
-std::string perContainer(const std::function<std::string(const std::string&)>& cond,
-                         const std::function<std::string(const std::string&, bool)>& msg) {
-  return "(variables.ctrs.filter(c, " + cond("c") + ").map(c, " + msg("c", false) +
-         ") + variables.inits.filter(c, " + cond("c") + ").map(c, " + msg("c", true) + "))";
-}
-
-// The first container (app, then init) for which `cond(c)` holds: `msg(c, init)`, else `none`.
-std::string firstContainer(const std::function<std::string(const std::string&)>& cond,
-                           const std::function<std::string(const std::string&, bool)>& msg,
-                           const std::string& none) {
-  return "(variables.ctrs.exists(c, " + cond("c") + ") ? cel.bind(c, variables.ctrs.filter(c, " +
-         cond("c") + ")[0], " + msg("c", false) + ") : variables.inits.exists(c, " + cond("c") +
-         ") ? cel.bind(c, variables.inits.filter(c, " + cond("c") + ")[0], " + msg("c", true) +
-         ") : " + none + ")";
 }
 
 std::string visibleDevices(const policy::PolicySet& p) {
@@ -279,19 +258,6 @@ std::string migProfiles(const policy::PolicySet& p, const policy::WorkloadClass&
       });
 }
 
-std::string scopeTest(policy::RuleScope scope, const policy::WorkloadClass& cls) {
-  switch (scope) {
-    case policy::RuleScope::GpuPods:
-      return "variables.hasGpu";
-    case policy::RuleScope::PlacedPods:
-      return engine::placesCpuPods(cls) ? "true" : "variables.hasGpu";
-    case policy::RuleScope::ClassPods:
-    case policy::RuleScope::AllPods:
-      return "true";
-  }
-  return "true";
-}
-
 std::string priorityClass(const policy::PolicySet& p, const policy::WorkloadClass& cls) {
   if (cls.overridePriorityClass) return "";
   std::vector<std::string> ok;  // named classes that pass
@@ -445,6 +411,10 @@ std::string classRules(const policy::PolicySet& p, const policy::WorkloadClass& 
   add(lists, p, rules::kSharedGpuOverOne, sharedOverOne(p, cls));
   add(lists, p, rules::kMigProfileUnavailable, migProfiles(p, cls));
   add(lists, p, rules::kPriorityClassNotAllowed, priorityClass(p, cls));
+  // checkRequiredEffects(): the effects the class requires rather than writes.
+  for (auto& r : requiredEffectRules(p, cls)) add(lists, p, r.rule, std::move(r.list));
+  // validateClassWorkloadRules(): the containers rules after validateClass().
+  for (auto& r : containerResourceRules(p, cls)) add(lists, p, r.rule, std::move(r.list));
   if (lists.empty()) return "";
   std::string out;
   for (const auto& l : lists) out += (out.empty() ? "" : " + ") + l;
@@ -464,11 +434,27 @@ const std::vector<std::string>& compiledRuleIds() {
                                             rules::kSharedGpuOverOne,
                                             rules::kMigProfileUnavailable,
                                             rules::kPriorityClassNotAllowed,
-                                            rules::kGpuPoolWithoutRequest};
+                                            rules::kGpuPoolWithoutRequest,
+                                            rules::kContainerResourcesMissing,
+                                            rules::kQosNotGuaranteed,
+                                            rules::kQosBestEffort,
+                                            rules::kResourcesPerGpuExceeded,
+                                            rules::kLimitRequestRatioExceeded,
+                                            rules::kContainerResourcesExceeded,
+                                            rules::kRequiredEnvMissing,
+                                            rules::kResourceRequestsRequired,
+                                            rules::kResourceNameRequired,
+                                            rules::kNodePlacementRequired,
+                                            rules::kTolerationRequired,
+                                            rules::kPriorityClassRequired,
+                                            rules::kRuntimeClassRequired};
   return ids;
 }
 
-std::string violationList(const policy::PolicySet& p) {
+namespace {
+
+// The compiled rules' lists in the engine's order (a class's rules are one list).
+std::vector<std::string> violationLists(const policy::PolicySet& p) {
   std::vector<std::string> lists;
   add(lists, p, rules::kVisibleDevicesWithoutGpu, visibleDevices(p));
   add(lists, p, rules::kUnclassifiedGpuPod, unclassified(p));
@@ -478,9 +464,39 @@ std::string violationList(const policy::PolicySet& p) {
   }
   // After the class's rules, as engine/decide's evaluate() judges it last.
   add(lists, p, rules::kGpuPoolWithoutRequest, poolTargeting(p));
+  // judgeByAllPodsRules(): the pods no class takes, by the allPods pseudo-class, after that.
+  std::vector<std::string> allPods;
+  for (auto& r : containerResourceRules(p, p.allPodsRules))
+    add(allPods, p, r.rule, std::move(r.list));
+  for (auto& r : requiredContainerDefaults(p, p.allPodsRules))
+    add(allPods, p, r.rule, std::move(r.list));
+  if (!allPods.empty()) {
+    std::string all;
+    for (const auto& l : allPods) all += (all.empty() ? "" : " + ") + l;
+    lists.push_back("(" + allPodsJudged(p) + " ? " + all + " : [])");
+  }
+  return lists;
+}
+
+}  // namespace
+
+std::string violationList(const policy::PolicySet& p) {
+  const std::vector<std::string> lists = violationLists(p);
   if (lists.empty()) return "[]";
   std::string out;
   for (const auto& l : lists) out += (out.empty() ? "" : " + ") + l;
+  return out;
+}
+
+std::vector<CelVariable> violationVariables(const policy::PolicySet& p) {
+  std::vector<CelVariable> out;
+  std::string all;
+  for (const auto& l : violationLists(p)) {
+    const std::string name = "violations" + std::to_string(out.size());
+    out.push_back({name, l});
+    all += (all.empty() ? "" : " + ") + ("variables." + name);
+  }
+  out.push_back({"violations", all.empty() ? "[]" : all});
   return out;
 }
 

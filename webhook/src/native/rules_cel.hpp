@@ -18,4 +18,9 @@ const std::vector<std::string>& compiledRuleIds();
 // (an empty list when the pod passes). Reads the variables of podVariables().
 std::string violationList(const policy::PolicySet& policy);
 
+// violationList() as policy variables: each class's list (and each rule's outside classes) one
+// variable `violations<N>`, as the apiserver caps an expression at 100000 code points, then
+// `violations`, their concatenation.
+std::vector<CelVariable> violationVariables(const policy::PolicySet& policy);
+
 }  // namespace gpua::native

@@ -46,6 +46,12 @@ bool podToleratesTaint(const rapidjson::Value* tolerations, const policy::Taint&
 
 }  // namespace
 
+std::string tolerationJson(const policy::Taint& taint) {
+  std::string out;
+  appendToleration(out, taint);
+  return out;
+}
+
 void mutateTolerations(const MutationContext& ctx, MutationOutput& out) {
   const rapidjson::Value* existing = json::arrayMember(ctx.pod.spec, "tolerations");
   std::vector<const policy::Taint*> needed;

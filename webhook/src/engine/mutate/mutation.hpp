@@ -57,6 +57,8 @@ void mutatePlacement(const MutationContext& ctx, MutationOutput& out);
 // Writes the pool's nodeSelector labels into spec.nodeSelector (placement.via: nodeSelector),
 // resolving a key the pod set to another value by placement.onConflict.
 void mutateNodeSelector(const MutationContext& ctx, MutationOutput& out);
+// The toleration mutateTolerations writes for `taint`, as JSON.
+std::string tolerationJson(const policy::Taint& taint);
 // Tolerates every pool taint not already tolerated.
 void mutateTolerations(const MutationContext& ctx, MutationOutput& out);
 // Sets the class's priorityClassName, dropping the priority the Priority plugin computed.
