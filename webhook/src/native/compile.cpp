@@ -307,12 +307,24 @@ std::vector<std::string> limitations(const policy::PolicySet& p) {
         "a nodeSelector entry, node affinity or toleration that targets a GPU pool is");
   // Kubernetes' quantity library compares exactly but neither multiplies nor prints.
   bool containerRules = !p.allPodsRules.containers.empty();
-  for (const auto& c : p.classes) containerRules = containerRules || !c.containers.empty();
+  bool env = !p.allPodsRules.containers.requiredEnv.empty();
+  bool names = false;
+  for (const auto& c : p.classes) {
+    containerRules = containerRules || !c.containers.empty();
+    env = env || !c.containers.requiredEnv.empty();
+    names = names || c.effects.resourceName == policy::EffectMode::Require;
+  }
   if (containerRules)
     out.push_back(
         "the container resource rules sum, divide and print quantities in thousandths "
         "(MilliValue, rounded up): an amount finer than 1m is judged and shown to the thousandth; "
         "resources-per-gpu-exceeded counts the pod's GPUs as max-per-pod does");
+  if (env)
+    out.push_back(
+        "required-env-missing cuts a wrong value at 60 bytes as an ASCII name is cut (a control or "
+        "multi-byte character there is shown as written)");
+  if (names)
+    out.push_back("resource-name-required reads at most 8 GPU resources per container map");
   if (!p.exemptImages.empty())
     out.push_back("exempt.images is not compiled: pods exempt by their images are judged");
   for (const auto& e : p.ruleExemptions)
