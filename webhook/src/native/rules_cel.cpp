@@ -10,6 +10,7 @@
 #include "engine/pod/gpu_request.hpp"
 #include "engine/validate/quota_check.hpp"
 #include "native/cel_text.hpp"
+#include "native/placement_conflict_cel.hpp"
 #include "policy/rule_ids.hpp"
 
 namespace gpua::native {
@@ -426,15 +427,23 @@ std::string exemptFrom(const policy::PolicySet& p, std::string_view rule) {
   return cel::anyOf(tests);
 }
 
-void add(std::vector<std::string>& lists, const policy::PolicySet& p, std::string_view rule,
+// One rule's violation list, named for the variable that holds it.
+struct Part {
+  std::string rule;
+  std::string list;
+};
+
+void add(std::vector<Part>& lists, const policy::PolicySet& p, std::string_view rule,
          std::string list) {
   if (list.empty()) return;
   const std::string exempt = exemptFrom(p, rule);
-  lists.push_back(exempt == "false" ? std::move(list) : "(" + exempt + " ? [] : " + list + ")");
+  lists.push_back({std::string(rule),
+                   exempt == "false" ? std::move(list) : "(" + exempt + " ? [] : " + list + ")"});
 }
 
-std::string classRules(const policy::PolicySet& p, const policy::WorkloadClass& cls) {
-  std::vector<std::string> lists;
+// The class's rules, each judging only the class's own pods.
+std::vector<Part> classRules(const policy::PolicySet& p, const policy::WorkloadClass& cls) {
+  std::vector<Part> lists;
   add(lists, p, rules::kClassNotAllowed, classNotAllowed(cls));
   add(lists, p,
       cls.gpus.request == policy::GpuRequest::Required ? rules::kMissingGpuRequest
@@ -445,10 +454,30 @@ std::string classRules(const policy::PolicySet& p, const policy::WorkloadClass& 
   add(lists, p, rules::kSharedGpuOverOne, sharedOverOne(p, cls));
   add(lists, p, rules::kMigProfileUnavailable, migProfiles(p, cls));
   add(lists, p, rules::kPriorityClassNotAllowed, priorityClass(p, cls));
-  if (lists.empty()) return "";
-  std::string out;
-  for (const auto& l : lists) out += (out.empty() ? "" : " + ") + l;
-  return "(variables.cls == " + str(cls.name) + " ? " + out + " : [])";
+  // After the class's workload rules, as engine/decide's evaluate() judges it.
+  add(lists, p, rules::kPlacementConflict, placementConflictViolations(p, cls));
+  for (auto& l : lists) l.list = "(variables.cls == " + str(cls.name) + " ? " + l.list + " : [])";
+  return lists;
+}
+
+// Every compiled rule's list in the engine's order: the device variable guard, unclassified GPU
+// pods, each class's rules, then pool targeting.
+std::vector<Part> parts(const policy::PolicySet& p) {
+  std::vector<Part> lists;
+  add(lists, p, rules::kVisibleDevicesWithoutGpu, visibleDevices(p));
+  add(lists, p, rules::kUnclassifiedGpuPod, unclassified(p));
+  for (const auto& cls : p.classes)
+    for (auto& part : classRules(p, cls)) lists.push_back(std::move(part));
+  // After the class's rules, as engine/decide's evaluate() judges it last.
+  add(lists, p, rules::kGpuPoolWithoutRequest, poolTargeting(p));
+  return lists;
+}
+
+// A CEL identifier for the rule's variable: "v3_max_per_pod".
+std::string variableName(std::size_t index, const std::string& rule) {
+  std::string out = "v" + std::to_string(index) + "_";
+  for (char c : rule) out += (c == '-' ? '_' : c);
+  return out;
 }
 
 }  // namespace
@@ -464,23 +493,25 @@ const std::vector<std::string>& compiledRuleIds() {
                                             rules::kSharedGpuOverOne,
                                             rules::kMigProfileUnavailable,
                                             rules::kPriorityClassNotAllowed,
-                                            rules::kGpuPoolWithoutRequest};
+                                            rules::kGpuPoolWithoutRequest,
+                                            rules::kPlacementConflict};
   return ids;
 }
 
 std::string violationList(const policy::PolicySet& p) {
-  std::vector<std::string> lists;
-  add(lists, p, rules::kVisibleDevicesWithoutGpu, visibleDevices(p));
-  add(lists, p, rules::kUnclassifiedGpuPod, unclassified(p));
-  for (const auto& cls : p.classes) {
-    std::string l = classRules(p, cls);
-    if (!l.empty()) lists.push_back(std::move(l));
-  }
-  // After the class's rules, as engine/decide's evaluate() judges it last.
-  add(lists, p, rules::kGpuPoolWithoutRequest, poolTargeting(p));
-  if (lists.empty()) return "[]";
   std::string out;
-  for (const auto& l : lists) out += (out.empty() ? "" : " + ") + l;
+  for (const auto& part : parts(p)) out += (out.empty() ? "" : " + ") + part.list;
+  return out.empty() ? "[]" : out;
+}
+
+std::vector<CelVariable> violationVariables(const policy::PolicySet& p) {
+  std::vector<CelVariable> out;
+  std::string all;
+  for (auto& part : parts(p)) {
+    out.push_back({variableName(out.size() + 1, part.rule), std::move(part.list)});
+    all += (all.empty() ? "variables." : " + variables.") + out.back().name;
+  }
+  out.push_back({"violations", all.empty() ? "[]" : all});
   return out;
 }
 
