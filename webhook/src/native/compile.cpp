@@ -325,6 +325,11 @@ std::vector<std::string> limitations(const policy::PolicySet& p) {
         "multi-byte character there is shown as written)");
   if (names)
     out.push_back("resource-name-required reads at most 8 GPU resources per container map");
+  // placement_conflict's bound-node check reads the named node's labels (supply).
+  out.push_back(
+      "placement-conflict of a pod bound by spec.nodeName to a node outside its class's pools is "
+      "not compiled: it reads the node's labels; a spec.nodeName that contradicts the pod's own "
+      "node affinity is");
   if (!p.exemptImages.empty())
     out.push_back("exempt.images is not compiled: pods exempt by their images are judged");
   for (const auto& e : p.ruleExemptions)

@@ -10,6 +10,7 @@
 #include "engine/pod/gpu_request.hpp"
 #include "engine/validate/quota_check.hpp"
 #include "native/cel_text.hpp"
+#include "native/placement_conflict_cel.hpp"
 #include "native/require_rules_cel.hpp"
 #include "native/resource_rules_cel.hpp"
 #include "native/rule_cel.hpp"
@@ -392,15 +393,23 @@ std::string exemptFrom(const policy::PolicySet& p, std::string_view rule) {
   return cel::anyOf(tests);
 }
 
-void add(std::vector<std::string>& lists, const policy::PolicySet& p, std::string_view rule,
+// One rule's violation list, named for the variable that holds it.
+struct Part {
+  std::string rule;
+  std::string list;
+};
+
+void add(std::vector<Part>& lists, const policy::PolicySet& p, std::string_view rule,
          std::string list) {
   if (list.empty()) return;
   const std::string exempt = exemptFrom(p, rule);
-  lists.push_back(exempt == "false" ? std::move(list) : "(" + exempt + " ? [] : " + list + ")");
+  lists.push_back({std::string(rule),
+                   exempt == "false" ? std::move(list) : "(" + exempt + " ? [] : " + list + ")"});
 }
 
-std::string classRules(const policy::PolicySet& p, const policy::WorkloadClass& cls) {
-  std::vector<std::string> lists;
+// The class's rules, each judging only the class's own pods.
+std::vector<Part> classRules(const policy::PolicySet& p, const policy::WorkloadClass& cls) {
+  std::vector<Part> lists;
   add(lists, p, rules::kClassNotAllowed, classNotAllowed(cls));
   add(lists, p,
       cls.gpus.request == policy::GpuRequest::Required ? rules::kMissingGpuRequest
@@ -415,10 +424,40 @@ std::string classRules(const policy::PolicySet& p, const policy::WorkloadClass& 
   for (auto& r : requiredEffectRules(p, cls)) add(lists, p, r.rule, std::move(r.list));
   // validateClassWorkloadRules(): the containers rules after validateClass().
   for (auto& r : containerResourceRules(p, cls)) add(lists, p, r.rule, std::move(r.list));
-  if (lists.empty()) return "";
-  std::string out;
-  for (const auto& l : lists) out += (out.empty() ? "" : " + ") + l;
-  return "(variables.cls == " + str(cls.name) + " ? " + out + " : [])";
+  // After the class's workload rules, as engine/decide's evaluate() judges it.
+  add(lists, p, rules::kPlacementConflict, placementConflictViolations(p, cls));
+  for (auto& l : lists) l.list = "(variables.cls == " + str(cls.name) + " ? " + l.list + " : [])";
+  return lists;
+}
+
+// Every compiled rule's list in the engine's order: the device variable guard, unclassified GPU
+// pods, each class's rules, then pool targeting.
+std::vector<Part> parts(const policy::PolicySet& p) {
+  std::vector<Part> lists;
+  add(lists, p, rules::kVisibleDevicesWithoutGpu, visibleDevices(p));
+  add(lists, p, rules::kUnclassifiedGpuPod, unclassified(p));
+  for (const auto& cls : p.classes)
+    for (auto& part : classRules(p, cls)) lists.push_back(std::move(part));
+  // After the class's rules, as engine/decide's evaluate() judges it last.
+  add(lists, p, rules::kGpuPoolWithoutRequest, poolTargeting(p));
+  // judgeByAllPodsRules(): the pods no class takes, by the allPods pseudo-class, after that.
+  std::vector<Part> allPods;
+  for (auto& r : containerResourceRules(p, p.allPodsRules))
+    add(allPods, p, r.rule, std::move(r.list));
+  for (auto& r : requiredContainerDefaults(p, p.allPodsRules))
+    add(allPods, p, r.rule, std::move(r.list));
+  for (auto& part : allPods) {
+    part.list = "(" + allPodsJudged(p) + " ? " + part.list + " : [])";
+    lists.push_back(std::move(part));
+  }
+  return lists;
+}
+
+// A CEL identifier for the rule's variable: "v3_max_per_pod".
+std::string variableName(std::size_t index, const std::string& rule) {
+  std::string out = "v" + std::to_string(index) + "_";
+  for (char c : rule) out += (c == '-' ? '_' : c);
+  return out;
 }
 
 }  // namespace
@@ -435,6 +474,7 @@ const std::vector<std::string>& compiledRuleIds() {
                                             rules::kMigProfileUnavailable,
                                             rules::kPriorityClassNotAllowed,
                                             rules::kGpuPoolWithoutRequest,
+                                            rules::kPlacementConflict,
                                             rules::kContainerResourcesMissing,
                                             rules::kQosNotGuaranteed,
                                             rules::kQosBestEffort,
@@ -451,50 +491,18 @@ const std::vector<std::string>& compiledRuleIds() {
   return ids;
 }
 
-namespace {
-
-// The compiled rules' lists in the engine's order (a class's rules are one list).
-std::vector<std::string> violationLists(const policy::PolicySet& p) {
-  std::vector<std::string> lists;
-  add(lists, p, rules::kVisibleDevicesWithoutGpu, visibleDevices(p));
-  add(lists, p, rules::kUnclassifiedGpuPod, unclassified(p));
-  for (const auto& cls : p.classes) {
-    std::string l = classRules(p, cls);
-    if (!l.empty()) lists.push_back(std::move(l));
-  }
-  // After the class's rules, as engine/decide's evaluate() judges it last.
-  add(lists, p, rules::kGpuPoolWithoutRequest, poolTargeting(p));
-  // judgeByAllPodsRules(): the pods no class takes, by the allPods pseudo-class, after that.
-  std::vector<std::string> allPods;
-  for (auto& r : containerResourceRules(p, p.allPodsRules))
-    add(allPods, p, r.rule, std::move(r.list));
-  for (auto& r : requiredContainerDefaults(p, p.allPodsRules))
-    add(allPods, p, r.rule, std::move(r.list));
-  if (!allPods.empty()) {
-    std::string all;
-    for (const auto& l : allPods) all += (all.empty() ? "" : " + ") + l;
-    lists.push_back("(" + allPodsJudged(p) + " ? " + all + " : [])");
-  }
-  return lists;
-}
-
-}  // namespace
-
 std::string violationList(const policy::PolicySet& p) {
-  const std::vector<std::string> lists = violationLists(p);
-  if (lists.empty()) return "[]";
   std::string out;
-  for (const auto& l : lists) out += (out.empty() ? "" : " + ") + l;
-  return out;
+  for (const auto& part : parts(p)) out += (out.empty() ? "" : " + ") + part.list;
+  return out.empty() ? "[]" : out;
 }
 
 std::vector<CelVariable> violationVariables(const policy::PolicySet& p) {
   std::vector<CelVariable> out;
   std::string all;
-  for (const auto& l : violationLists(p)) {
-    const std::string name = "violations" + std::to_string(out.size());
-    out.push_back({name, l});
-    all += (all.empty() ? "" : " + ") + ("variables." + name);
+  for (auto& part : parts(p)) {
+    out.push_back({variableName(out.size() + 1, part.rule), std::move(part.list)});
+    all += (all.empty() ? "variables." : " + variables.") + out.back().name;
   }
   out.push_back({"violations", all.empty() ? "[]" : all});
   return out;
