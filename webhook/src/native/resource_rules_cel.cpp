@@ -127,10 +127,14 @@ struct Amounts {
     return std::to_string(std::find(names.begin(), names.end(), r) - names.begin());
   }
   // The bound names, inside bind(): the effective request and limit ([quantity] or []).
-  std::string request(std::string_view r) const { return "rq" + index(r); }
-  std::string limit(std::string_view r) const { return "lm" + index(r); }
-  std::string requestWritten(std::string_view r) const { return "(" + str(r) + " in rqm)"; }
-  std::string limitWritten(std::string_view r) const { return "(" + str(r) + " in lmm)"; }
+  std::string request(std::string_view r) const {
+    return "am[" + std::to_string(2 * std::stoul(index(r))) + "]";
+  }
+  std::string limit(std::string_view r) const {
+    return "am[" + std::to_string(2 * std::stoul(index(r)) + 1) + "]";
+  }
+  std::string requestWritten(std::string_view r) const { return "(" + str(r) + " in mm[0])"; }
+  std::string limitWritten(std::string_view r) const { return "(" + str(r) + " in mm[1])"; }
   // Not validate-only, and the class writes defaults.
   std::string applied() const { return writes ? "variables.skip != \"validateOnly\"" : "false"; }
   // defaultRequest(): [quantity] or [] (gu: the container's GPU units).
@@ -149,28 +153,28 @@ struct Amounts {
     return std::find(rules.limitsFromRequests.begin(), rules.limitsFromRequests.end(), r) !=
            rules.limitsFromRequests.end();
   }
-  // `body` with container `c`'s maps (rqm, lmm), GPU units (gu) and amounts bound.
+  // `body` with container `c`'s maps (mm: requests, limits), GPU units (gu) and amounts (am:
+  // request and limit of each resource of `names`) bound, in as few bindings as the apiserver's
+  // type check handles quickly.
   std::string bind(const std::string& c, const std::string& body) const {
-    std::string out = body;
-    for (std::size_t i = names.size(); i-- > 0;) {
-      const std::string& r = names[i];
+    std::string amounts;
+    for (const auto& r : names) {
       const std::string key = str(r);
-      const std::string request = "(" + requestWritten(r) + " ? [quantity(rqm[" + key +
-                                  "])] : " + limitWritten(r) + " ? [quantity(lmm[" + key +
+      const std::string request = "(" + requestWritten(r) + " ? [quantity(mm[0][" + key +
+                                  "])] : " + limitWritten(r) + " ? [quantity(mm[1][" + key +
                                   "])] : " + applied() + " ? " + defaultRequest(r) + " : [])";
-      const std::string copied = copiesLimit(r) ? "(" + requestWritten(r) + " ? [quantity(rqm[" +
+      const std::string copied = copiesLimit(r) ? "(" + requestWritten(r) + " ? [quantity(mm[0][" +
                                                       key + "])] : " + defaultRequest(r) + ")"
                                                 : "[]";
-      const std::string limit = "(" + limitWritten(r) + " ? [quantity(lmm[" + key +
+      const std::string limit = "(" + limitWritten(r) + " ? [quantity(mm[1][" + key +
                                 "])] : " + applied() + " ? " + copied + " : [])";
-      out = "cel.bind(rq" + std::to_string(i) + ", " + request + ", cel.bind(lm" +
-            std::to_string(i) + ", " + limit + ", " + out + "))";
+      amounts += (amounts.empty() ? "" : ", ") + request + ", " + limit;
     }
+    std::string out = "cel.bind(am, [" + amounts + "], " + body + ")";
     const bool units = writes && !rules.defaultRequestsPerGpu.empty();
     if (units) out = "cel.bind(gu, " + ContainerCel{policy}.units(c) + ", " + out + ")";
-    return "cel.bind(rqm, (has(" + c + ".resources) && has(" + c + ".resources.requests) ? " + c +
-           ".resources.requests : {}), cel.bind(lmm, " + ContainerCel{policy}.limits(c) + ", " +
-           out + "))";
+    return "cel.bind(mm, [(has(" + c + ".resources) && has(" + c + ".resources.requests) ? " + c +
+           ".resources.requests : {}), " + ContainerCel{policy}.limits(c) + "], " + out + ")";
   }
 };
 
@@ -193,6 +197,11 @@ std::string resourcesField(const std::string& c, bool init) {
 std::string messages(const std::function<std::string(const std::string&, bool)>& msg) {
   return "(variables.ctrs.map(c, " + msg("c", false) + ") + variables.inits.map(c, " +
          msg("c", true) + ")).filter(m, m != \"\")";
+}
+
+// The first non-empty message of messages(msg), else "".
+std::string firstMessage(const std::function<std::string(const std::string&, bool)>& msg) {
+  return "cel.bind(fm, " + messages(msg) + ", size(fm) > 0 ? fm[0] : \"\")";
 }
 
 std::string head(const policy::PolicySet& p, const std::string& c, bool init) {
@@ -261,45 +270,37 @@ std::string guaranteed(const Amounts& a, const policy::WorkloadClass& cls) {
       "; " + engine::ruleOwner(cls) +
       " runs Guaranteed pods (cpu and memory limits on every container, requests equal to "
       "them): set ";
-  const std::string limited =
-      "(" + positive(a.limit("cpu")) + " && " + positive(a.limit("memory")) + ")";
-  const std::string noLimit = firstContainer(
-      [&](const std::string& c) { return "!" + a.bind(c, limited); },
-      [&](const std::string& c, bool init) {
-        return a.bind(c, "cel.bind(r, " + positive(a.limit("cpu")) + " ? \"memory\" : \"cpu\", " +
-                             head(a.policy, c, init) + " + \": no \" + r + \" limit\" + " +
-                             str(why) + " + " + resourcesField(c, init) + " + \".limits.\" + r + " +
-                             str(" (and the request equal to it)") + ")");
-      },
-      "\"\"");
+  const std::string noLimit = firstMessage([&](const std::string& c, bool init) {
+    return a.bind(c, "cel.bind(r, !" + positive(a.limit("cpu")) + " ? \"cpu\" : !" +
+                         positive(a.limit("memory")) + " ? \"memory\" : \"\", r == \"\" ? \"\" : " +
+                         head(a.policy, c, init) + " + \": no \" + r + \" limit\" + " + str(why) +
+                         " + " + resourcesField(c, init) + " + \".limits.\" + r + " +
+                         str(" (and the request equal to it)") + ")");
+  });
   std::string unequal = "\"\"";
   int g = 2;
   for (auto r = std::rbegin(kCpuMemory); r != std::rend(kCpuMemory); ++r) {
     const std::string gv = "g" + std::to_string(--g);
     const std::string rq = a.request(*r), lm = a.limit(*r);
-    auto sum = [&](const std::string& q) {
-      return "(variables.ctrs + variables.inits).map(c, " +
-             a.bind("c", positive(q) + " ? " + milli(q + "[0]") + " : 0") + ").sum()";
-    };
-    const std::string first = firstContainer(
-        [&](const std::string& c) {
-          return "!" + a.bind(c, "size(" + rq + ") > 0 && size(" + lm + ") > 0 && " + rq +
-                                     "[0].compareTo(" + lm + "[0]) == 0");
-        },
-        [&](const std::string& c, bool init) {
-          return a.bind(
-              c, head(a.policy, c, init) + " + " + str(": " + std::string(*r) + " request ") +
-                     " + (size(" + rq + ") > 0 ? " + show(rq + "[0]", *r) +
-                     " : \"none\") + \" is not its limit \" + " + show(lm + "[0]", *r) + " + " +
-                     str(why) + " + " + resourcesField(c, init) + " + " +
-                     str(".requests." + std::string(*r) + " to ") + " + " + show(lm + "[0]", *r));
-        },
-        "\"\"");
-    unequal = "cel.bind(" + gv + ", " + sum(rq) + " != " + sum(lm) + " ? " + first + " : \"\", " +
-              gv + " != \"\" ? " + gv + " : " + unequal + ")";
+    // The sums of the positive requests and of the limits differ.
+    const std::string differ =
+        "(variables.ctrs + variables.inits).map(c, " +
+        a.bind("c", "(" + positive(rq) + " ? " + milli(rq + "[0]") + " : 0) - (" + positive(lm) +
+                        " ? " + milli(lm + "[0]") + " : 0)") +
+        ").sum() != 0";
+    const std::string first = firstMessage([&](const std::string& c, bool init) {
+      return a.bind(
+          c, "size(" + rq + ") > 0 && size(" + lm + ") > 0 && " + rq + "[0].compareTo(" + lm +
+                 "[0]) == 0 ? \"\" : " + head(a.policy, c, init) + " + " +
+                 str(": " + std::string(*r) + " request ") + " + (size(" + rq + ") > 0 ? " +
+                 show(rq + "[0]", *r) + " : \"none\") + \" is not its limit \" + " +
+                 show(lm + "[0]", *r) + " + " + str(why) + " + " + resourcesField(c, init) + " + " +
+                 str(".requests." + std::string(*r) + " to ") + " + " + show(lm + "[0]", *r));
+    });
+    unequal = "cel.bind(" + gv + ", " + differ + " ? " + first + " : \"\", " + gv + " != \"\" ? " +
+              gv + " : " + unequal + ")";
   }
-  return "[(variables.ctrs + variables.inits).all(c, " + a.bind("c", limited) + ") ? " + unequal +
-         " : " + noLimit + "].filter(m, m != \"\")";
+  return "cel.bind(nl, " + noLimit + ", [nl != \"\" ? nl : " + unequal + "].filter(m, m != \"\"))";
 }
 
 // checkNotBestEffort(): some container sets a positive cpu or memory request or limit.
@@ -311,9 +312,11 @@ std::string notBestEffort(const Amounts& a, const policy::WorkloadClass& cls) {
     any.push_back(positive(a.limit(r)));
   }
   const ContainerCel cc{a.policy};
-  const std::string first =
-      firstContainer([&](const std::string& c) { return cc.wantsGpu(c); }, resourcesField,
-                     resourcesField("variables.ctrs[0]", false));
+  const std::string first = "cel.bind(ff, " + firstMessage([&](const std::string& c, bool init) {
+                              return cc.wantsGpu(c) + " ? " + resourcesField(c, init) + " : \"\"";
+                            }) +
+                            ", ff != \"\" ? ff : " + resourcesField("variables.ctrs[0]", false) +
+                            ")";
   return one("!(variables.ctrs + variables.inits).exists(c, " + a.bind("c", cel::anyOf(any)) + ")",
              std::string(kSubject) + " + " +
                  str(" is BestEffort (no container sets a cpu or memory request or limit), the "
