@@ -65,7 +65,7 @@ func nativeFixtureTests(t *testing.T, shipped string) {
 			time.Sleep(3 * time.Second)
 			r := gpua("", "test", suite, "--policies", cluster.Policies, "--against-native", cluster.Kubeconfig, "-v")
 			summary := nativeSummary(t, r.Stdout)
-			fmt.Fprintf(&report, "%s: %s\n", name, summary)
+			fmt.Fprintf(&report, "%s: %s\n%s", name, summary, caseLines(r.Stdout))
 			t.Logf("%s: %s", name, summary)
 			if nativeCounts(t, summary)["compared"] == 0 { // templates only: nothing to create
 				removeNative(t)
@@ -198,4 +198,15 @@ func setGlobalDefaultPriority(t *testing.T, on bool) {
 		}
 		return nil
 	})
+}
+
+// caseLines: the verbose run's one line per compared case ("native FILE:CASE: what each said").
+func caseLines(out string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "     native ") {
+			b.WriteString(line + "\n")
+		}
+	}
+	return b.String()
 }
