@@ -308,6 +308,15 @@ std::optional<QuotaCharge> chargeOf(const rapidjson::Value& object, const Scope&
                      std::string(name)};
 }
 
+// Offload mode: what the apiserver's compiled policies judge is theirs, not twice (one denial,
+// one warning). A finding that read other objects the compiled policies cannot make stays.
+void dropOffloadedViolations(const policy::PolicySet& policy, std::vector<Violation>& violations) {
+  if (policy.offloadedRules.empty()) return;
+  std::erase_if(violations, [&](const Violation& v) {
+    return !v.readsOtherObjects && policy.offloadedRules.contains(v.rule);
+  });
+}
+
 void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
   const PodView pod = podViewOf(object);
   if (std::string why = policyExemption(pod, s.namespaceName, s.context.namespaceLabels, s.policy);
@@ -348,6 +357,7 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
                     d.warnings);
   }
   dropExemptViolations(pod, s.namespaceName, s.context.namespaceLabels, s.policy, d.violations);
+  dropOffloadedViolations(s.policy, d.violations);
   // Mutating an ill-typed pod would mean guessing; mutating a pod we deny is pointless.
   if (ev.validateOnly || !shapeOk || deniedInEnforceMode(d)) return;
   if (ev.cls != nullptr) mutate(pod, gpu, s, ev, d);

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "engine/pod/image_match.hpp"
+
 namespace gpua::native::cel {
 
 std::string str(std::string_view text) {
@@ -94,6 +96,43 @@ std::string namespaceExemption(const policy::NamespaceExemption& exemption) {
   const std::string labels =
       exemption.labels.empty() ? "" : labelSelector(exemption.labels, "variables.nsLabels");
   return anyOf({names, labels});
+}
+
+std::string normalizedImage(std::string_view image) {
+  const std::string i(image);
+  const std::string hub = str(engine::kDockerHub);
+  const std::string official =
+      str(std::string(engine::kDockerHub) + std::string(engine::kOfficialImages));
+  const std::string hubHost = str(engine::kDockerHub.substr(0, engine::kDockerHub.size() - 1));
+  // The first path component names a registry when it has a '.' or a ':' or is localhost.
+  const std::string registry = "(s >= 0 && cel.bind(h, " + i +
+                               ".substring(0, s), h.contains(\".\") || h.contains(\":\") || "
+                               "h == \"localhost\"))";
+  return "cel.bind(s, " + i + ".indexOf(\"/\"), " + registry + " ? cel.bind(h, " + i +
+         ".substring(0, s), cel.bind(r, " + i +
+         ".substring(s + 1), h != " + str(engine::kDockerHubIndex) + " && h != " + hubHost + " ? " +
+         i + " : r == \"\" ? " + hub + " : r.contains(\"/\") ? " + hub + " + r : " + official +
+         " + r)) : s < 0 ? " + official + " + " + i + " : " + hub + " + " + i + ")";
+}
+
+std::string imageMatchesAny(std::string_view image, const std::vector<std::string>& patterns) {
+  const std::string i(image);
+  std::vector<std::string> exact, tests;
+  for (const auto& p : patterns) {
+    if (p.empty()) continue;
+    if (p.back() != '*') {
+      exact.push_back(engine::normalizeImage(p));
+      continue;
+    }
+    const std::string prefix = p.substr(0, p.size() - 1);
+    if (prefix.empty()) return "true";  // "*": every image
+    // As written first, then both normalised (engine::imageMatches).
+    tests.push_back(i + ".startsWith(" + str(prefix) + ")");
+    tests.push_back("n.startsWith(" + str(engine::normalizeImage(prefix)) + ")");
+  }
+  if (!exact.empty()) tests.push_back("n in " + strList(exact));
+  if (tests.empty()) return "false";
+  return "cel.bind(n, " + normalizedImage(image) + ", " + anyOf(tests) + ")";
 }
 
 std::string cut(std::string_view expr, std::size_t max) {

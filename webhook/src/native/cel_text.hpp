@@ -44,6 +44,14 @@ std::string nodeValueMatches(const policy::NodeRequirementRef& r, std::string_vi
 // spec.exempt.namespaces: a listed name OR matching labels.
 std::string namespaceExemption(const policy::NamespaceExemption& exemption);
 
+// engine::normalizeImage() of the CEL string `image` (an identifier): Docker Hub's short names
+// written in full.
+std::string normalizedImage(std::string_view image);
+
+// engine::imageMatchesAny() of the CEL string `image` (an identifier) against the policy's
+// patterns (an exact reference, or a prefix ending in '*'), both sides normalised.
+std::string imageMatchesAny(std::string_view image, const std::vector<std::string>& patterns);
+
 // `(size(x) > max ? x.substring(0, max) + "..." : x)`: engine::text::oneLine's cut for the
 // ASCII names Kubernetes allows in object names and label values.
 std::string cut(std::string_view expr, std::size_t max);

@@ -330,13 +330,6 @@ std::vector<std::string> limitations(const policy::PolicySet& p) {
       "placement-conflict of a pod bound by spec.nodeName to a node outside its class's pools is "
       "not compiled: it reads the node's labels; a spec.nodeName that contradicts the pod's own "
       "node affinity is");
-  if (!p.exemptImages.empty())
-    out.push_back("exempt.images is not compiled: pods exempt by their images are judged");
-  for (const auto& e : p.ruleExemptions)
-    if (!e.images.empty()) {
-      out.push_back("ruleExemptions by image are not compiled: such pods are judged");
-      break;
-    }
   // Resolving claims reads claims and templates: natively every claim stays a GPU request of
   // unknown size, as in the webhook without spec.dra.
   if (p.dra.declared)

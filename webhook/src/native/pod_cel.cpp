@@ -55,9 +55,6 @@ std::string keys(const std::vector<std::string>& wanted, const std::string& map)
 
 // matchRule() of engine/classify/classify.cpp.
 std::string matchRule(const policy::MatchRule& r, std::string_view where) {
-  if (!r.images.empty())
-    throw NotCompilable(std::string(where) +
-                        " matches container images, which the compiler cannot write in CEL yet");
   // Which device class a claim names is read from the ResourceClaim or its template.
   if (!r.deviceClasses.empty())
     throw NotCompilable(std::string(where) +
@@ -76,6 +73,8 @@ std::string matchRule(const policy::MatchRule& r, std::string_view where) {
   if (!r.schedulerNames.empty())
     parts.push_back("(variables.scheduler in " + cel::strList(r.schedulerNames) + ")");
   if (!r.resources.empty()) parts.push_back(resourceRule(r.resources));
+  if (!r.images.empty())  // engine's anyImageMatches()
+    parts.push_back("variables.images.exists(i, " + cel::imageMatchesAny("i", r.images) + ")");
   return cel::allOf(parts);
 }
 
@@ -96,6 +95,7 @@ std::string describeRule(const policy::MatchRule& r) {
   if (!r.ownerKinds.empty()) parts.push_back(str("owner kind " + joinWords(r.ownerKinds, " or ")));
   if (!r.schedulerNames.empty()) parts.push_back("\"scheduler \" + variables.scheduler");
   if (!r.resources.empty()) parts.push_back(str("resource " + joinWords(r.resources, " or ")));
+  if (!r.images.empty()) parts.push_back(str("image " + joinWords(r.images, " or ")));
   return joinWords(parts, " + \" and \" + ");
 }
 
@@ -141,6 +141,18 @@ std::string classVariable(const policy::PolicySet& policy, bool names) {
   return out;
 }
 
+// The pods the webhook leaves alone entirely: an exempt namespace, exempt images
+// (engine/classify/exemptions' policyExemption()), a rule exemption of every rule.
+std::string exemptVariable(const policy::PolicySet& policy) {
+  std::vector<std::string> tests;
+  if (!policy.exemptNamespaces.empty())
+    tests.push_back(cel::namespaceExemption(policy.exemptNamespaces));
+  if (!policy.exemptImages.empty()) tests.push_back(allImagesMatch(policy.exemptImages));
+  for (const auto& e : policy.ruleExemptions)
+    if (e.rules.empty()) tests.push_back(ruleExemptionCovers(e));
+  return cel::anyOf(tests);
+}
+
 std::string rolloutMode(const policy::PolicySet& policy) {
   std::string out = str("enforce");  // no rule matches: enforce (engine/verdict)
   for (std::size_t i = policy.rollout.size(); i-- > 0;) {
@@ -174,6 +186,17 @@ std::string subject() {
 }
 
 }  // namespace
+
+std::string allImagesMatch(const std::vector<std::string>& patterns) {
+  if (patterns.empty()) return "false";
+  return "(size(variables.images) > 0 && variables.images.all(i, " +
+         cel::imageMatchesAny("i", patterns) + "))";
+}
+
+std::string ruleExemptionCovers(const policy::RuleExemption& e) {
+  return cel::allOf({e.namespaces ? cel::namespaceSelector(*e.namespaces) : "",
+                     e.images.empty() ? "" : allImagesMatch(e.images)});
+}
 
 std::string ContainerCel::isGpu(const std::string& key) const {
   return "(" + key + " == " + str(engine::kWholeGpu) + " || " + key + ".startsWith(" +
@@ -264,6 +287,8 @@ std::vector<CelVariable> podVariables(const policy::PolicySet& policy) {
        "object.spec.schedulerName : \"default-scheduler\""},
       {"ctrs", "object.spec.containers"},
       {"inits", "has(object.spec.initContainers) ? object.spec.initContainers : []"},
+      // engine/pod/image_match's podImages(): a container without an image counts as "".
+      {"images", "(variables.ctrs + variables.inits).map(c, has(c.image) ? c.image : \"\")"},
       {"hasGpu", "(variables.ctrs + variables.inits).exists(c, " + cc.wantsGpu("c") +
                      ") || (has(object.spec.resourceClaims) && "
                      "size(object.spec.resourceClaims) > 0)"},
@@ -275,9 +300,7 @@ std::vector<CelVariable> podVariables(const policy::PolicySet& policy) {
                     ").sum(), cel.bind(i, variables.inits.map(c, " + cc.units("c") +
                     "), i.exists(u, u > a) ? i.filter(u, i.all(w, u >= w))[0] : a))"},
       {"subject", subject()},
-      {"exempt", policy.exemptNamespaces.empty()
-                     ? "false"
-                     : cel::namespaceExemption(policy.exemptNamespaces)},
+      {"exempt", exemptVariable(policy)},
       {"skip", skipVariable(policy)},
       {"mode", rolloutMode(policy)},
   };

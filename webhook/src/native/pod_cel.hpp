@@ -50,6 +50,14 @@ struct ContainerCel {
   std::string resourceWord(const std::string& c) const;
 };
 
+// engine's allImagesMatch(): the pod has images and every one matches a pattern ("false" for
+// none), over variables.images.
+std::string allImagesMatch(const std::vector<std::string>& patterns);
+
+// The pods rule exemption `e` covers (engine/classify/exemptions): its namespaces and, when it
+// lists images, every image of the pod.
+std::string ruleExemptionCovers(const policy::RuleExemption& e);
+
 // The pod's required node affinity terms (a list, [] when it has none), and its
 // spec.nodeSelector (a map, {} when none): what placement is read from.
 std::string requiredTerms();

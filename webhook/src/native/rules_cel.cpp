@@ -380,15 +380,13 @@ std::string poolTargeting(const policy::PolicySet& p) {
          list + "].filter(m, m != \"\"), size(msgs) > 0 ? [msgs[0]] : [])))) : [])";
 }
 
-// spec.ruleExemptions by namespace only (image exemptions are not compiled): the rule's list is
-// dropped in the namespaces exempt from it.
+// spec.ruleExemptions: the rule's list is dropped for the pods an exemption of it covers.
 std::string exemptFrom(const policy::PolicySet& p, std::string_view rule) {
   std::vector<std::string> tests;
   for (const auto& e : p.ruleExemptions) {
-    if (!e.images.empty()) continue;
     bool covers = e.rules.empty();
     for (const auto& r : e.rules) covers = covers || r == rule;
-    if (covers) tests.push_back(e.namespaces ? cel::namespaceSelector(*e.namespaces) : "true");
+    if (covers) tests.push_back(ruleExemptionCovers(e));
   }
   return cel::anyOf(tests);
 }

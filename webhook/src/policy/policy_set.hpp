@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -342,6 +343,10 @@ struct PolicySet {
   // exempt namespace (Gatekeeper's exemptImages).
   std::vector<std::string> exemptImages;
   std::vector<RuleExemption> ruleExemptions;  // spec.ruleExemptions, in order
+  // Not from the policy's files: the rules the apiserver's compiled policies enforce in its
+  // place (`serve --native-offload`, docs/native-backstop.md), which the engine then leaves out
+  // of a pod's decision unless a finding read other objects.
+  std::set<std::string, std::less<>> offloadedRules;
   std::vector<NamespaceRule> namespaceRules;  // spec.namespaceRules: every matching rule applies
   // The rules of scope allPods, for the pods no class takes: a class without a name, pools or
   // GPU rules whose containers are spec.containers when its appliesTo is allPods (else none)

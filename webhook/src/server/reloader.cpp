@@ -3,8 +3,10 @@
 #include <ctime>
 #include <utility>
 
-#include "server/certificate_reload.hpp"
+#include "engine/core/text.hpp"
+#include "native/compile.hpp"
 #include "policy/rollout_summary.hpp"
+#include "server/certificate_reload.hpp"
 
 namespace gpua::server {
 
@@ -107,12 +109,31 @@ void Reloader::countFailure(std::string_view what, std::string_view error) {
 
 void Reloader::publishPolicy(const ReloadTargets& t,
                              std::shared_ptr<const policy::PolicySet> next) {
+  if (t.nativeOffload) next = withOffloadedRules(t, *next);
   const auto previous = t.policy->get();
   if (previous && previous->revision != next->revision)
     t.metrics->policyRevision.remove({previous->revision});  // one series, not one per revision
   t.metrics->policyRevision.with({next->revision}).set(1);
   t.metrics->policyLastReloadSuccess.set(1);
   t.policy->set(std::move(next));
+}
+
+// Offload mode: the rules this policy's compiled form enforces (none when it does not compile:
+// then the webhook keeps them all).
+std::shared_ptr<const policy::PolicySet> Reloader::withOffloadedRules(
+    const ReloadTargets& t, const policy::PolicySet& policy) {
+  auto out = std::make_shared<policy::PolicySet>(policy);
+  std::vector<std::string> names;
+  for (const auto& r : native::compileNative(policy).rules)
+    if (r.compiled) {
+      out->offloadedRules.insert(r.rule);
+      names.push_back(r.rule);
+    }
+  const std::string offloadedList = names.empty() ? std::string("none") : engine::text::join(names);
+  if (t.logger)
+    t.logger->info("native offload: the apiserver's compiled policies enforce these rules",
+                   {{"policy_revision", policy.revision}, {"rules", offloadedList}});
+  return out;
 }
 
 void Reloader::publishCertificate(const ReloadTargets& t, const TlsLoadResult& loaded) {

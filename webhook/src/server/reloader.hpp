@@ -37,6 +37,7 @@ struct ReloadTargets {
   WebhookMetrics* metrics = nullptr;
   telemetry::JsonLogger* logger = nullptr;
   std::string serviceDnsName;  // checked against the certificate's SANs ("" = not checked)
+  bool nativeOffload = false;  // each published policy leaves its compiled rules to the apiserver
 };
 
 class Reloader {
@@ -72,6 +73,8 @@ class Reloader {
   // Loads and publishes exactly `files`; policyMutex_ held.
   std::vector<policy::Diagnostic> loadAndPublish(const policy::PolicyFiles& files);
   void logModeChanges(const policy::PolicySet* before, const policy::PolicySet& after);
+  static std::shared_ptr<const policy::PolicySet> withOffloadedRules(
+      const ReloadTargets& t, const policy::PolicySet& policy);
   void countFailure(std::string_view what, std::string_view error);
 
   ReloadTargets targets_;

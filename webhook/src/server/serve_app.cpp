@@ -248,6 +248,7 @@ int runServe(const ServeConfig& config, const ServeRuntime& runtime) {
   targets.metrics = &metrics;
   targets.logger = &logger;
   targets.serviceDnsName = config.serviceDnsName;
+  targets.nativeOffload = config.nativeOffload;
   const Capacity capacity = capacityFor(config);
 
   // Fingerprint the files before loading them, so an edit during startup is not missed.

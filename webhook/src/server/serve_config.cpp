@@ -192,6 +192,15 @@ const std::vector<Setting>& settings() {
          c.quotaReservations = *b;
          return {};
        }},
+      {"--native-offload", "GPU_ADMISSION_NATIVE_OFFLOAD",
+       "leave the rules `compile --to native` compiles to the apiserver's compiled policies, "
+       "installed beside the webhook: true or false (default)",
+       [](ServeConfig& c, const std::string& v) -> std::string {
+         auto b = parseBool(v);
+         if (!b) return "invalid value \"" + v + "\" (use 1, true, 0 or false)";
+         c.nativeOffload = *b;
+         return {};
+       }},
       {"--reservation-namespace", "GPU_ADMISSION_RESERVATION_NAMESPACE",
        "namespace of the quota reservation ConfigMap (default with --in-cluster: the pod's)",
        stringSetter(&ServeConfig::reservationNamespace)},

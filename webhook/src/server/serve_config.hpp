@@ -68,6 +68,9 @@ struct ServeConfig {
   // with --kubeconfig, no reservations.
   std::string reservationNamespace;
   bool quotaReservations = true;  // --quota-reservations false: judge the watch's usage alone
+  // --native-offload: the compiled policies (`compile --to native`) are installed and enforce
+  // the rules they compile; the webhook leaves those to them (docs/native-backstop.md, offload).
+  bool nativeOffload = false;
   std::chrono::milliseconds reservationTtl{90'000};
   std::chrono::milliseconds reservationTimeout{3'000};
   // The JSON log: lines below this level are not written. At info, denials, violations and

@@ -66,6 +66,18 @@ TEST_F(E2eTest, DenialIs403ForbiddenInsideA200) {
   }
 }
 
+// Offload mode: the compiled policies installed beside the webhook deny the pod over the class's
+// maximum (max-per-pod compiles) before the webhook is asked; the webhook does not judge it twice.
+TEST_F(E2eTest, NativeOffloadLeavesTheCompiledRulesToTheApiserver) {
+  start({"--native-offload", "true"});
+  const std::string logs = logWith("native offload");
+  EXPECT_NE(logs.find("max-per-pod"), std::string::npos) << logs;
+  auto res = post("/validate", reviewJson(podJson(4), "uid-offload"));
+  ASSERT_EQ(res.status, 200);
+  const auto doc = parseJson(res.body);
+  EXPECT_TRUE(responseOf(doc)["allowed"].GetBool()) << res.body;
+}
+
 // The apiserver calls /mutate first: were it to deny, kubectl would name the mutating webhook
 // (failurePolicy Ignore) instead of validate-pods.gpu-admission.io, the one docs/ and the
 // failure policies are written for.

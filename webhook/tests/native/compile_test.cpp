@@ -155,17 +155,34 @@ TEST(CompileNative, SpecDraIsAListedLimitation) {
   EXPECT_EQ(compileNative(load(kPolicy)).files.front().second.find("spec.dra"), std::string::npos);
 }
 
-TEST(CompileNative, AnImageMatcherLeavesTheClassRulesOutAndSaysWhy) {
+TEST(CompileNative, AnImageMatcherCompiles) {
   std::string yaml = kPolicy;
   yaml.replace(yaml.find("{labels: {gpu-admission.io/class: training}}"),
                std::string("{labels: {gpu-admission.io/class: training}}").size(),
                "{images: [\"nvcr.io/*\"]}");
   const auto out = compileNative(load(yaml));
+  ASSERT_FALSE(out.files.empty());
+  for (const auto& r : out.rules) {
+    if (r.rule == policy::rules::kMaxPerPod) {
+      EXPECT_TRUE(r.compiled) << r.why;
+    }
+  }
+}
+
+TEST(CompileNative, ADeviceClassMatcherLeavesTheClassRulesOutAndSaysWhy) {
+  std::string yaml = kPolicy;
+  yaml.replace(
+      yaml.find("spec:\n"), 6,
+      "spec:\n  dra: {deviceClasses: [{name: gpu.nvidia.com, countsAs: nvidia.com/gpu}]}\n");
+  yaml.replace(yaml.find("{labels: {gpu-admission.io/class: training}}"),
+               std::string("{labels: {gpu-admission.io/class: training}}").size(),
+               "{deviceClasses: [gpu.nvidia.com]}");
+  const auto out = compileNative(load(yaml));
   EXPECT_TRUE(out.files.empty());
   for (const auto& r : out.rules) {
     EXPECT_FALSE(r.compiled) << r.rule;
     if (r.rule == policy::rules::kMaxPerPod) {
-      EXPECT_NE(r.why.find("class training match rule 1 matches container images"),
+      EXPECT_NE(r.why.find("class training match rule 1 matches DRA device classes"),
                 std::string::npos)
           << r.why;
     }

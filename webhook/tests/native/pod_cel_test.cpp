@@ -54,16 +54,28 @@ TEST(PodCel, ClassesAreMatchedInOrderFirstMatchWins) {
       R"((variables.class0 ? "a" : (variables.class1 ? "b" : (variables.class2 ? "etl" : ""))))");
 }
 
-TEST(PodCel, AnImageMatcherIsNotCompilableAndSaysWhere) {
-  const auto p = load("  - {name: a, match: {any: [{images: [\"nvcr.io/*\"]}]}, pools: [h100]}\n");
-  try {
-    podVariables(p);
-    FAIL() << "compiled an image matcher";
-  } catch (const NotCompilable& e) {
-    EXPECT_STREQ(e.what(),
-                 "class a match rule 1 matches container images, which the compiler cannot write "
-                 "in CEL yet");
-  }
+TEST(PodCel, AnImageMatcherComparesNormalisedImagesAsTheEngineDoes) {
+  const auto p = load(
+      "  - {name: a, match: {any: [{images: [\"nvcr.io/*\", \"nginx:1.27\", \"pytorch/*\"]}]}, "
+      "pools: [h100]}\n");
+  std::string matcher;
+  for (const auto& v : podVariables(p))
+    if (v.name == "class0") matcher = v.expression;
+  EXPECT_NE(matcher.find("variables.images.exists(i, "), std::string::npos) << matcher;
+  // A prefix as written and normalised; an exact reference normalised.
+  EXPECT_NE(matcher.find(R"(i.startsWith("nvcr.io/"))"), std::string::npos) << matcher;
+  EXPECT_NE(matcher.find(R"(n.startsWith("docker.io/pytorch/"))"), std::string::npos) << matcher;
+  EXPECT_NE(matcher.find(R"(n in ["docker.io/library/nginx:1.27"])"), std::string::npos) << matcher;
+}
+
+TEST(PodCel, ImageExemptionsExemptThePodWhenEveryImageMatches) {
+  const auto p = load(kTwoClasses + std::string("  exempt: {images: [\"registry.k8s.io/*\"]}\n"));
+  std::string exempt;
+  for (const auto& v : podVariables(p))
+    if (v.name == "exempt") exempt = v.expression;
+  EXPECT_NE(exempt.find("size(variables.images) > 0 && variables.images.all(i, "),
+            std::string::npos)
+      << exempt;
 }
 
 // The classification cannot be written when a class matches by DRA device class: it once compiled

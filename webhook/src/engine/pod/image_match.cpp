@@ -6,8 +6,6 @@ namespace gpua::engine {
 
 namespace {
 
-constexpr std::string_view kDockerHub = "docker.io/";
-
 // The first path component names a registry when it looks like a host: it has a '.' or a ':'
 // (a port), or it is "localhost". Otherwise the reference is a Docker Hub repository.
 bool namesRegistry(std::string_view first) {
@@ -21,15 +19,16 @@ std::string normalizeImage(std::string_view image) {
   if (slash != std::string_view::npos && namesRegistry(image.substr(0, slash))) {
     std::string_view host = image.substr(0, slash);
     std::string_view rest = image.substr(slash + 1);
-    if (host != "index.docker.io" && host != "docker.io") return std::string(image);
+    if (host != kDockerHubIndex && host != kDockerHub.substr(0, kDockerHub.size() - 1))
+      return std::string(image);
     if (rest.empty()) return std::string(kDockerHub);  // the prefix "docker.io/"
     // Docker Hub written out: official images still live under library/.
     if (rest.find('/') == std::string_view::npos)
-      return std::string(kDockerHub) + "library/" + std::string(rest);
+      return std::string(kDockerHub).append(kOfficialImages).append(rest);
     return std::string(kDockerHub) + std::string(rest);
   }
   if (slash == std::string_view::npos)
-    return std::string(kDockerHub) + "library/" + std::string(image);
+    return std::string(kDockerHub).append(kOfficialImages).append(image);
   return std::string(kDockerHub) + std::string(image);
 }
 

@@ -19,6 +19,12 @@
 
 namespace gpua::engine {
 
+// Docker Hub's names, which normalizeImage() writes in full (the native compiler writes the same
+// normalisation in CEL).
+inline constexpr std::string_view kDockerHub = "docker.io/";
+inline constexpr std::string_view kDockerHubIndex = "index.docker.io";
+inline constexpr std::string_view kOfficialImages = "library/";
+
 // "nginx" -> "docker.io/library/nginx", "pytorch/pytorch:2.3" -> "docker.io/pytorch/pytorch:2.3",
 // "nvcr.io/nvidia/pytorch:24.01-py3" unchanged, "localhost:5000/x" unchanged.
 std::string normalizeImage(std::string_view image);

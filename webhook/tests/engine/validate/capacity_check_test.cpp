@@ -371,6 +371,14 @@ TEST(CapacityCheck, NodeNamePlacementWithNodeData) {
       << v->message;
   EXPECT_EQ(find(run("h-1"), "placement-conflict"), nullptr);
   EXPECT_EQ(find(run("unknown-node"), "placement-conflict"), nullptr);
+  // It read the node's labels: the compiled policies cannot make it, so offload mode keeps it.
+  EXPECT_TRUE(v->readsOtherObjects);
+  auto offloading = p;
+  offloading.offloadedRules = {"placement-conflict"};
+  rapidjson::Document doc =
+      parse(gpuPod(kTraining, R"({"limits":{"nvidia.com/gpu":1}})", R"("nodeName":"cpu-1")"));
+  EXPECT_NE(find(decide(doc, podContext(), offloading, emptyUsage(), s), "placement-conflict"),
+            nullptr);
 }
 
 }  // namespace

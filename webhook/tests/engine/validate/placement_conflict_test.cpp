@@ -207,5 +207,18 @@ TEST(PlacementConflict, EmptyLabelValueAgainstPoolNotInEmpty) {
   EXPECT_TRUE(conflicts(affinity(term(expr("example.com/tier", "In", R"("")"))), p));
 }
 
+// Offload mode (serve --native-offload): a compiled rule's finding is the apiserver's (the
+// bound-node form, which reads the node, stays: CapacityCheck.NodeNamePlacementWithNodeData).
+TEST(PlacementConflict, OffloadedRulesAreLeftOut) {
+  auto p = policyWithPresent();
+  const std::string conflicting =
+      affinity(term(expr("nvidia.com/gpu.present", "In", R"("false")")));
+  ASSERT_NE(placementViolation(decideSpec(conflicting, p)), nullptr);
+  p.offloadedRules = {"placement-conflict"};
+  const Decision offloaded = decideSpec(conflicting, p);
+  EXPECT_EQ(placementViolation(offloaded), nullptr);
+  EXPECT_TRUE(offloaded.allowed());
+}
+
 }  // namespace
 }  // namespace gpua::engine
