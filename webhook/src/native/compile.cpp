@@ -305,6 +305,19 @@ std::vector<std::string> limitations(const policy::PolicySet& p) {
     out.push_back(
         "gpu-pool-without-request by spec.nodeName is not compiled: it reads the node's labels; "
         "a nodeSelector entry, node affinity or toleration that targets a GPU pool is");
+  // guard_rules_cel: CEL cuts strings by characters and has no replace of control characters.
+  bool checkpoints = false;
+  for (const auto& c : p.classes) checkpoints = checkpoints || c.requireCheckpoint.has_value();
+  for (const auto& t : p.priorityTiers)
+    checkpoints = checkpoints || t.requireCheckpoint.has_value();
+  if (checkpoints)
+    out.push_back(
+        "checkpoint-dangling and checkpoint-invalid quote a checkpoint annotation with control "
+        "characters, or of more than 80 bytes with non-ASCII ones, otherwise than the webhook "
+        "(same verdict)");
+  if (p.fieldGuards.forbidNodeSelector)
+    out.push_back(
+        "node-selector-forbidden lists more than 32 nodeSelector keys of the pod's own unsorted");
   if (!p.exemptImages.empty())
     out.push_back("exempt.images is not compiled: pods exempt by their images are judged");
   for (const auto& e : p.ruleExemptions)

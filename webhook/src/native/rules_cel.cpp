@@ -10,6 +10,7 @@
 #include "engine/pod/gpu_request.hpp"
 #include "engine/validate/quota_check.hpp"
 #include "native/cel_text.hpp"
+#include "native/guard_rules_cel.hpp"
 #include "policy/rule_ids.hpp"
 
 namespace gpua::native {
@@ -323,7 +324,7 @@ std::string priorityClass(const policy::PolicySet& p, const policy::WorkloadClas
 
 // The first non-empty string of the CEL list `list`, else "".
 std::string firstHit(const std::string& list) {
-  return "cel.bind(hs, " + list + ".filter(h, h != \"\"), size(hs) > 0 ? hs[0] : \"\")";
+  return cel::firstNonEmpty(list);
 }
 
 // The pool requirements only the pool's kind of node meets (In, Exists, Gt, Lt).
@@ -433,6 +434,10 @@ void add(std::vector<std::string>& lists, const policy::PolicySet& p, std::strin
   lists.push_back(exempt == "false" ? std::move(list) : "(" + exempt + " ? [] : " + list + ")");
 }
 
+void add(std::vector<std::string>& lists, const policy::PolicySet& p, std::vector<RuleList> more) {
+  for (auto& r : more) add(lists, p, r.rule, std::move(r.list));
+}
+
 std::string classRules(const policy::PolicySet& p, const policy::WorkloadClass& cls) {
   std::vector<std::string> lists;
   add(lists, p, rules::kClassNotAllowed, classNotAllowed(cls));
@@ -445,6 +450,11 @@ std::string classRules(const policy::PolicySet& p, const policy::WorkloadClass& 
   add(lists, p, rules::kSharedGpuOverOne, sharedOverOne(p, cls));
   add(lists, p, rules::kMigProfileUnavailable, migProfiles(p, cls));
   add(lists, p, rules::kPriorityClassNotAllowed, priorityClass(p, cls));
+  // validate_class.cpp's last check: allowed_values.cpp (guard_rules_cel).
+  add(lists, p, allowedValues(p, cls));
+  // validate_class_workload_rules.cpp, after the containers rules.
+  add(lists, p, rules::kNodeSelectorConflict, nodeSelectorConflict(p, cls));
+  add(lists, p, checkpoints(p, cls));
   if (lists.empty()) return "";
   std::string out;
   for (const auto& l : lists) out += (out.empty() ? "" : " + ") + l;
@@ -454,23 +464,24 @@ std::string classRules(const policy::PolicySet& p, const policy::WorkloadClass& 
 }  // namespace
 
 const std::vector<std::string>& compiledRuleIds() {
-  static const std::vector<std::string> ids{rules::kVisibleDevicesWithoutGpu,
-                                            rules::kUnclassifiedGpuPod,
-                                            rules::kClassNotAllowed,
-                                            rules::kMissingGpuRequest,
-                                            rules::kGpuForbidden,
-                                            rules::kMaxPerContainer,
-                                            rules::kMaxPerPod,
-                                            rules::kSharedGpuOverOne,
-                                            rules::kMigProfileUnavailable,
-                                            rules::kPriorityClassNotAllowed,
-                                            rules::kGpuPoolWithoutRequest};
+  static const std::vector<std::string> ids{
+      rules::kVisibleDevicesWithoutGpu, rules::kUnclassifiedGpuPod, rules::kClassNotAllowed,
+      rules::kMissingGpuRequest, rules::kGpuForbidden, rules::kMaxPerContainer, rules::kMaxPerPod,
+      rules::kSharedGpuOverOne, rules::kMigProfileUnavailable, rules::kPriorityClassNotAllowed,
+      rules::kGpuPoolWithoutRequest,
+      // guard_rules_cel
+      rules::kNodeNameForbidden, rules::kNodeSelectorForbidden, rules::kNodeAffinityForbidden,
+      rules::kTolerationForbidden, rules::kRuntimeClassNotAllowed, rules::kRequiredLabelMissing,
+      rules::kPriorityClassMissing, rules::kNodeSelectorConflict, rules::kCheckpointMissing,
+      rules::kCheckpointDangling, rules::kCheckpointInvalid};
   return ids;
 }
 
 std::string violationList(const policy::PolicySet& p) {
   std::vector<std::string> lists;
   add(lists, p, rules::kVisibleDevicesWithoutGpu, visibleDevices(p));
+  // engine/decide's guardPlacement(), before the pod's class is judged.
+  add(lists, p, placementGuards(p));
   add(lists, p, rules::kUnclassifiedGpuPod, unclassified(p));
   for (const auto& cls : p.classes) {
     std::string l = classRules(p, cls);
@@ -478,6 +489,8 @@ std::string violationList(const policy::PolicySet& p) {
   }
   // After the class's rules, as engine/decide's evaluate() judges it last.
   add(lists, p, rules::kGpuPoolWithoutRequest, poolTargeting(p));
+  // The allPods rules of the pods no class takes, judged after pool targeting.
+  add(lists, p, allPodsAllowedValues(p));
   if (lists.empty()) return "[]";
   std::string out;
   for (const auto& l : lists) out += (out.empty() ? "" : " + ") + l;
