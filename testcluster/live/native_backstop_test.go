@@ -29,6 +29,7 @@ func testNativeBackstop(t *testing.T) {
 	t.Run("EveryObjectAccepted", func(t *testing.T) { applyNative(t, dir) })
 	t.Run("Differential", func(t *testing.T) { nativeDifferential(t, compiled) })
 	t.Run("PolicyTestsAgainstNative", func(t *testing.T) { nativePolicyTests(t, dir) })
+	t.Run("PolicyFixturesAgainstNative", func(t *testing.T) { nativeFixtureTests(t, dir) })
 	t.Run("WebhookDown", func(t *testing.T) { nativeWithWebhookDown(t) })
 	t.Run("StaticManifests", nativeStatic)
 	t.Run("Latency", nativeLatency)
@@ -40,18 +41,24 @@ func compiledRules(t *testing.T) map[string]bool {
 	if r.Err != nil {
 		t.Fatalf("compile --explain: %v\n%s", r.Err, r.combined())
 	}
+	out := explainedCompiled(r.Stdout)
+	if len(out) == 0 {
+		t.Fatalf("compile --explain lists no compiled rule:\n%s", r.Stdout)
+	}
+	return out
+}
+
+// explainedCompiled reads the "compiled into the apiserver" section of `compile --explain`.
+func explainedCompiled(explain string) map[string]bool {
 	out := map[string]bool{}
 	section := ""
-	for _, line := range strings.Split(r.Stdout, "\n") {
+	for _, line := range strings.Split(explain, "\n") {
 		switch {
 		case !strings.HasPrefix(line, " "): // a heading: the rules, the mutations, the rest
 			section = map[bool]string{true: "compiled", false: "other"}[strings.HasPrefix(line, "compiled")]
 		case section == "compiled":
 			out[strings.TrimSpace(line)] = true
 		}
-	}
-	if len(out) == 0 {
-		t.Fatalf("compile --explain lists no compiled rule:\n%s", r.Stdout)
 	}
 	return out
 }
@@ -289,15 +296,9 @@ func compareNative(t *testing.T, c *nativeCase, compiled map[string]bool) {
 	if want != "" && mode == "enforce" && !exempt {
 		wantBoth = want
 	}
-	// A pod whose own affinity excludes its class's pools (placement-conflict, not compiled) gets
-	// the pools from the compiled placement, with the webhook too: its stored pod and the words of
-	// the webhook's denial then name the pools' term. A listed limitation: the verdict alone is
-	// compared.
-	conflict := hasRule(c.review, "placement-conflict")
 	switch {
 	case c.both.allowed != c.webhook.allowed:
 		t.Errorf("%s: the webhook alone %s, with the compiled policies too %s:\n%s", where, verdict(c.webhook), verdict(c.both), c.both.stderr)
-	case conflict:
 	case !c.both.allowed && generatedNames(denialOf(c.both.stderr), c.pod) != wantBoth:
 		t.Errorf("%s: with both, the denial is not the expected one:\nwant: %s\nboth: %s", where, wantBoth, c.both.stderr)
 	case c.both.allowed:
@@ -309,9 +310,8 @@ func compareNative(t *testing.T, c *nativeCase, compiled map[string]bool) {
 	}
 	// (2) the compiled policies alone: a pod both admit is stored alike, mutations included (the
 	// compiled MutatingAdmissionPolicies write what the webhook writes), and the webhook, given
-	// that stored pod, writes nothing more. The one listed limitation: a pod whose own affinity
-	// excludes its class's pools (placement-conflict, not compiled) gets the pools natively.
-	if c.webhook.allowed && c.nativeOne.allowed && !conflict {
+	// that stored pod, writes nothing more.
+	if c.webhook.allowed && c.nativeOne.allowed {
 		var diffs []string
 		diffPaths("", c.webhook.stored, c.nativeOne.stored, &diffs)
 		if len(diffs) > 0 {
@@ -643,22 +643,20 @@ func nativeEnforced() error {
 	return nil
 }
 
-// conflictPod: a training pod whose own affinity admits only dev-l4 nodes, which the webhook
-// denies in an enforce namespace (placement-conflict) and the compiled policies leave to it. It
-// tells whether the apiserver calls the webhook: the marker pod cannot, since the compiled
-// mutations write what the webhook writes, its annotations included.
-var conflictPod = mustJSON(podOf("native-conflict", map[string]string{"gpu-admission.io/class": "training"}, map[string]any{
-	"affinity": map[string]any{"nodeAffinity": map[string]any{"requiredDuringSchedulingIgnoredDuringExecution": map[string]any{
-		"nodeSelectorTerms": []any{map[string]any{"matchExpressions": []any{
-			map[string]any{"key": "gpu-admission.io/pool", "operator": "In", "values": []any{"dev-l4"}}}}}}}},
-	"containers": []any{container("main", map[string]string{"nvidia.com/gpu": "1"})}}))
+// webhookOnlyPod: a training pod asking for 3 GPUs in an enforce namespace, over the dev
+// namespaces' budget of 2 GPU-equivalents: the webhook denies it (quota: live usage, which no
+// compiled policy can read) and the compiled policies admit it. It tells whether the apiserver
+// calls the webhook: the marker pod cannot, since the compiled policies judge and mutate it
+// exactly as the webhook would.
+var webhookOnlyPod = mustJSON(podOf("native-over-quota", map[string]string{"gpu-admission.io/class": "training"},
+	map[string]any{"containers": []any{container("main", map[string]string{"nvidia.com/gpu": "3"})}}))
 
-// waitWebhookDenies waits until the webhook denies conflictPod: the apiserver calls it again.
+// waitWebhookDenies waits until the webhook denies webhookOnlyPod: the apiserver calls it again.
 func waitWebhookDenies(t *testing.T) {
 	eventually(t, 60*time.Second, "the apiserver calls the webhook", func() error {
-		r := kubectl(conflictPod, "-n", "nb-enforce", "create", "--dry-run=server", "-o", "name", "-f", "-")
+		r := kubectl(webhookOnlyPod, "-n", "nb-enforce", "create", "--dry-run=server", "-o", "name", "-f", "-")
 		if !strings.Contains(r.Stderr, "admission webhook") {
-			return fmt.Errorf("the placement conflict is not denied by the webhook: %s", r.combined())
+			return fmt.Errorf("the pod over the quota is not denied by the webhook: %s", r.combined())
 		}
 		return nil
 	})
@@ -674,8 +672,8 @@ func withoutWebhooks(t *testing.T, f func()) {
 		waitWebhookDenies(t)
 	}()
 	eventually(t, 60*time.Second, "the apiserver stops calling the webhook", func() error {
-		if r := kubectl(conflictPod, "-n", "nb-enforce", "create", "--dry-run=server", "-o", "name", "-f", "-"); r.Err != nil {
-			return fmt.Errorf("the placement conflict is still denied: %s", r.Stderr)
+		if r := kubectl(webhookOnlyPod, "-n", "nb-enforce", "create", "--dry-run=server", "-o", "name", "-f", "-"); r.Err != nil {
+			return fmt.Errorf("the pod over the quota is still denied: %s", r.Stderr)
 		}
 		return nil
 	})

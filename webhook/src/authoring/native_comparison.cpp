@@ -73,7 +73,7 @@ NativeComparison compareWithNative(const ReviewReport& webhook, const NativeAnsw
   const auto denies = denying(webhook);
   std::vector<const engine::Violation*> compiled;
   for (const auto* v : denies)
-    if (compiledRules.contains(v->rule)) compiled.push_back(v);
+    if (compiledRules.contains(v->rule) && !v->readsOtherObjects) compiled.push_back(v);
 
   if (denies.empty()) {
     if (native.kind == Kind::Admitted) return {Result::Agree, "both admit"};

@@ -305,6 +305,11 @@ std::vector<std::string> limitations(const policy::PolicySet& p) {
     out.push_back(
         "gpu-pool-without-request by spec.nodeName is not compiled: it reads the node's labels; "
         "a nodeSelector entry, node affinity or toleration that targets a GPU pool is");
+  // placement_conflict's bound-node check reads the named node's labels (supply).
+  out.push_back(
+      "placement-conflict of a pod bound by spec.nodeName to a node outside its class's pools is "
+      "not compiled: it reads the node's labels; a spec.nodeName that contradicts the pod's own "
+      "node affinity is");
   // guard_rules_cel: CEL cuts strings by characters and has no replace of control characters.
   bool checkpoints = false;
   for (const auto& c : p.classes) checkpoints = checkpoints || c.requireCheckpoint.has_value();
@@ -346,7 +351,7 @@ NativeOutput compileNative(const policy::PolicySet& p, Form form) {
     return out;
   }
   const std::vector<CelVariable> podVars = vars;
-  vars.push_back({"violations", violationList(p)});
+  for (auto& v : violationVariables(p)) vars.push_back(std::move(v));
   out.rules = reports(true, "");
   const std::vector<CompiledMutation> mutations = compiledMutations(p);
   for (const auto& m : mutations) out.mutations.push_back(kPrefix + m.name + ": " + m.description);

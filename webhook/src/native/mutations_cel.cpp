@@ -8,6 +8,7 @@
 #include "engine/pod/device_env.hpp"
 #include "engine/pod/gpu_request.hpp"
 #include "native/cel_text.hpp"
+#include "native/placement_conflict_cel.hpp"
 #include "native/rules_cel.hpp"
 
 namespace gpua::native {
@@ -400,6 +401,15 @@ std::string visibleDevicesOps(const policy::PolicySet& p) {
          ops("variables.inits", "/spec/initContainers/") + " : []";
 }
 
+// A GPU pod whose own placement contradicts every pool of its class keeps it as written
+// (engine/decide: warn and audit admit it unchanged, enforce denies it).
+std::string gpuPlacementOps(const policy::PolicySet& p, const policy::WorkloadClass& c) {
+  std::string ops = placementOps(c, gpuPools(c, p));
+  const std::string conflict = placementConflictTest(p, c);
+  if (ops.empty() || conflict.empty()) return ops;
+  return "(" + conflict + " ? [] : " + ops + ")";
+}
+
 // ---- decision annotations: engine/mutate/mutate_annotations ----
 
 std::string annotationOps(const policy::PolicySet& p) {
@@ -475,14 +485,14 @@ std::vector<CompiledMutation> compiledMutations(const policy::PolicySet& p) {
          "GPU resources: nvidia.com/gpu renamed to the class's MIG or shared resource "
          "in requests and limits, GPU limits set to the requests where missing (not on "
          "a pod a compiled rule denies in enforce mode)",
-         {{"violations", violationList(p)}},
+         violationVariables(p),
          "variables.mode == \"enforce\" && size(variables.violations) > 0 ? [] : " + ops});
   const char* placementWhat =
       "placement: the pools' node requirements ANDed into every required nodeSelectorTerm, or "
       "their labels into spec.nodeSelector";
   std::string placement = byClass(p, [&](const policy::WorkloadClass& c) {
     const Pools cpu = engine::cpuPoolsOf(c, p);
-    return std::pair{mutates(c.effects.nodePlacement) ? placementOps(c, gpuPools(c, p)) : "",
+    return std::pair{mutates(c.effects.nodePlacement) ? gpuPlacementOps(p, c) : "",
                      engine::placesCpuPods(c) ? placementOps(c, cpu) : ""};
   });
   // A nodeSelector value a class overwrites is what node-selector-forbidden reads: with that
@@ -496,7 +506,7 @@ std::vector<CompiledMutation> compiledMutations(const policy::PolicySet& p) {
         {"placement",
          std::string(placementWhat) + " (not on a pod a compiled rule denies in enforce "
                                       "mode)",
-         {{"violations", violationList(p)}},
+         violationVariables(p),
          "variables.mode == \"enforce\" && size(variables.violations) > 0 ? [] : " + placement});
   else
     add("placement", placementWhat, std::move(placement));
@@ -540,10 +550,6 @@ std::vector<std::string> uncompiledMutations(const policy::PolicySet& p) {
         "container defaults (defaultRequestsPerGpu, defaultRequests, limitsFromRequests) are not "
         "compiled: the webhook multiplies quantities and writes them in the policy's unit, and "
         "Kubernetes' CEL quantity library can neither multiply nor format a quantity");
-  out.push_back(
-      "a GPU pod whose own required node affinity excludes every pool of its class "
-      "(placement-conflict, not compiled) gets the pools ANDed in natively: the webhook leaves "
-      "its placement as written (warn, audit) or denies it (enforce)");
   return out;
 }
 

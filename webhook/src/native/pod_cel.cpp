@@ -5,6 +5,7 @@
 #include "engine/classify/class_hints.hpp"
 #include "engine/pod/gpu_request.hpp"
 #include "native/cel_text.hpp"
+#include "native/placement_conflict_cel.hpp"
 
 namespace gpua::native {
 
@@ -57,6 +58,11 @@ std::string matchRule(const policy::MatchRule& r, std::string_view where) {
   if (!r.images.empty())
     throw NotCompilable(std::string(where) +
                         " matches container images, which the compiler cannot write in CEL yet");
+  // Which device class a claim names is read from the ResourceClaim or its template.
+  if (!r.deviceClasses.empty())
+    throw NotCompilable(std::string(where) +
+                        " matches DRA device classes, which are read from the pod's "
+                        "ResourceClaims and ResourceClaimTemplates (other objects)");
   std::vector<std::string> parts{pairs(r.labels, "variables.labels"),
                                  keys(r.labelKeys, "variables.labels"),
                                  pairs(r.annotations, "variables.annotations"),
@@ -279,6 +285,7 @@ std::vector<CelVariable> podVariables(const policy::PolicySet& policy) {
     v.push_back({"class" + std::to_string(i), matcher(policy.classes[i])});
   v.push_back({"cls", classVariable(policy, true)});
   v.push_back({"matched", classVariable(policy, false)});
+  for (auto& pv : placementVariables(policy)) v.push_back(std::move(pv));
   return v;
 }
 

@@ -31,7 +31,8 @@ struct CelVariable {
 };
 
 // The pod's facts: nsName, nsLabels, labels, annotations, scheduler, ctrs, inits, hasGpu,
-// requestsMig, total, subject, exempt, skip, mode, cls, matched. Throws NotCompilable when the
+// requestsMig, total, subject, exempt, skip, mode, cls, matched, and the placement variables of
+// placement_conflict_cel.hpp. Throws NotCompilable when the
 // classification cannot be written (an image matcher).
 std::vector<CelVariable> podVariables(const policy::PolicySet& policy);
 

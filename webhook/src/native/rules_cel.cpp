@@ -11,6 +11,7 @@
 #include "engine/validate/quota_check.hpp"
 #include "native/cel_text.hpp"
 #include "native/guard_rules_cel.hpp"
+#include "native/placement_conflict_cel.hpp"
 #include "policy/rule_ids.hpp"
 
 namespace gpua::native {
@@ -427,19 +428,27 @@ std::string exemptFrom(const policy::PolicySet& p, std::string_view rule) {
   return cel::anyOf(tests);
 }
 
-void add(std::vector<std::string>& lists, const policy::PolicySet& p, std::string_view rule,
+// One rule's violation list, named for the variable that holds it.
+struct Part {
+  std::string rule;
+  std::string list;
+};
+
+void add(std::vector<Part>& lists, const policy::PolicySet& p, std::string_view rule,
          std::string list) {
   if (list.empty()) return;
   const std::string exempt = exemptFrom(p, rule);
-  lists.push_back(exempt == "false" ? std::move(list) : "(" + exempt + " ? [] : " + list + ")");
+  lists.push_back({std::string(rule),
+                   exempt == "false" ? std::move(list) : "(" + exempt + " ? [] : " + list + ")"});
 }
 
-void add(std::vector<std::string>& lists, const policy::PolicySet& p, std::vector<RuleList> more) {
+void add(std::vector<Part>& lists, const policy::PolicySet& p, std::vector<RuleList> more) {
   for (auto& r : more) add(lists, p, r.rule, std::move(r.list));
 }
 
-std::string classRules(const policy::PolicySet& p, const policy::WorkloadClass& cls) {
-  std::vector<std::string> lists;
+// The class's rules, each judging only the class's own pods.
+std::vector<Part> classRules(const policy::PolicySet& p, const policy::WorkloadClass& cls) {
+  std::vector<Part> lists;
   add(lists, p, rules::kClassNotAllowed, classNotAllowed(cls));
   add(lists, p,
       cls.gpus.request == policy::GpuRequest::Required ? rules::kMissingGpuRequest
@@ -455,10 +464,34 @@ std::string classRules(const policy::PolicySet& p, const policy::WorkloadClass& 
   // validate_class_workload_rules.cpp, after the containers rules.
   add(lists, p, rules::kNodeSelectorConflict, nodeSelectorConflict(p, cls));
   add(lists, p, checkpoints(p, cls));
-  if (lists.empty()) return "";
-  std::string out;
-  for (const auto& l : lists) out += (out.empty() ? "" : " + ") + l;
-  return "(variables.cls == " + str(cls.name) + " ? " + out + " : [])";
+  // After the class's workload rules, as engine/decide's evaluate() judges it.
+  add(lists, p, rules::kPlacementConflict, placementConflictViolations(p, cls));
+  for (auto& l : lists) l.list = "(variables.cls == " + str(cls.name) + " ? " + l.list + " : [])";
+  return lists;
+}
+
+// Every compiled rule's list in the engine's order: the device variable guard, unclassified GPU
+// pods, each class's rules, then pool targeting.
+std::vector<Part> parts(const policy::PolicySet& p) {
+  std::vector<Part> lists;
+  add(lists, p, rules::kVisibleDevicesWithoutGpu, visibleDevices(p));
+  // engine/decide's guardPlacement(), before the pod's class is judged.
+  add(lists, p, placementGuards(p));
+  add(lists, p, rules::kUnclassifiedGpuPod, unclassified(p));
+  for (const auto& cls : p.classes)
+    for (auto& part : classRules(p, cls)) lists.push_back(std::move(part));
+  // After the class's rules, as engine/decide's evaluate() judges it last.
+  add(lists, p, rules::kGpuPoolWithoutRequest, poolTargeting(p));
+  // The allPods rules of the pods no class takes, judged after pool targeting.
+  add(lists, p, allPodsAllowedValues(p));
+  return lists;
+}
+
+// A CEL identifier for the rule's variable: "v3_max_per_pod".
+std::string variableName(std::size_t index, const std::string& rule) {
+  std::string out = "v" + std::to_string(index) + "_";
+  for (char c : rule) out += (c == '-' ? '_' : c);
+  return out;
 }
 
 }  // namespace
@@ -468,7 +501,7 @@ const std::vector<std::string>& compiledRuleIds() {
       rules::kVisibleDevicesWithoutGpu, rules::kUnclassifiedGpuPod, rules::kClassNotAllowed,
       rules::kMissingGpuRequest, rules::kGpuForbidden, rules::kMaxPerContainer, rules::kMaxPerPod,
       rules::kSharedGpuOverOne, rules::kMigProfileUnavailable, rules::kPriorityClassNotAllowed,
-      rules::kGpuPoolWithoutRequest,
+      rules::kGpuPoolWithoutRequest, rules::kPlacementConflict,
       // guard_rules_cel
       rules::kNodeNameForbidden, rules::kNodeSelectorForbidden, rules::kNodeAffinityForbidden,
       rules::kTolerationForbidden, rules::kRuntimeClassNotAllowed, rules::kRequiredLabelMissing,
@@ -478,22 +511,19 @@ const std::vector<std::string>& compiledRuleIds() {
 }
 
 std::string violationList(const policy::PolicySet& p) {
-  std::vector<std::string> lists;
-  add(lists, p, rules::kVisibleDevicesWithoutGpu, visibleDevices(p));
-  // engine/decide's guardPlacement(), before the pod's class is judged.
-  add(lists, p, placementGuards(p));
-  add(lists, p, rules::kUnclassifiedGpuPod, unclassified(p));
-  for (const auto& cls : p.classes) {
-    std::string l = classRules(p, cls);
-    if (!l.empty()) lists.push_back(std::move(l));
-  }
-  // After the class's rules, as engine/decide's evaluate() judges it last.
-  add(lists, p, rules::kGpuPoolWithoutRequest, poolTargeting(p));
-  // The allPods rules of the pods no class takes, judged after pool targeting.
-  add(lists, p, allPodsAllowedValues(p));
-  if (lists.empty()) return "[]";
   std::string out;
-  for (const auto& l : lists) out += (out.empty() ? "" : " + ") + l;
+  for (const auto& part : parts(p)) out += (out.empty() ? "" : " + ") + part.list;
+  return out.empty() ? "[]" : out;
+}
+
+std::vector<CelVariable> violationVariables(const policy::PolicySet& p) {
+  std::vector<CelVariable> out;
+  std::string all;
+  for (auto& part : parts(p)) {
+    out.push_back({variableName(out.size() + 1, part.rule), std::move(part.list)});
+    all += (all.empty() ? "variables." : " + variables.") + out.back().name;
+  }
+  out.push_back({"violations", all.empty() ? "[]" : all});
   return out;
 }
 

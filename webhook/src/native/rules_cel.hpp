@@ -18,4 +18,8 @@ const std::vector<std::string>& compiledRuleIds();
 // (an empty list when the pod passes). Reads the variables of podVariables().
 std::string violationList(const policy::PolicySet& policy);
 
+// The same as variables: one per rule (and class), each within the apiserver's limit on one
+// expression's size (100,000 code points), then `violations`, their concatenation.
+std::vector<CelVariable> violationVariables(const policy::PolicySet& policy);
+
 }  // namespace gpua::native

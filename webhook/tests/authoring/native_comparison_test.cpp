@@ -49,6 +49,14 @@ TEST(NativeAnswerOf, ReadsCreatedPolicyDenialsAndOtherRefusals) {
   EXPECT_EQ(nativeAnswerOf(500, "not json").message, "HTTP 500: not json");
 }
 
+TEST(CompareWithNative, AFindingThatReadOtherObjectsIsTheWebhooksAloneEvenOfACompiledRule) {
+  // placement-conflict is compiled, but not its bound-node form, which reads the node's labels.
+  engine::Violation boundNode{"max-per-pod", "pod \"p\": its spec.nodeName n1 is a node outside",
+                              false, true};
+  const auto r = compareWithNative(deniedBy({boundNode}), {Kind::Admitted, {}}, kCompiled);
+  EXPECT_EQ(r.result, Result::WebhookOnly) << r.text;
+}
+
 TEST(CompareWithNative, BothAdmitAgree) {
   EXPECT_EQ(compareWithNative(ReviewReport{}, {Kind::Admitted, {}}, kCompiled).result,
             Result::Agree);

@@ -66,6 +66,31 @@ TEST(PodCel, AnImageMatcherIsNotCompilableAndSaysWhere) {
   }
 }
 
+// The classification cannot be written when a class matches by DRA device class: it once compiled
+// into a rule that matched every pod, described as "" (CEL the apiserver refuses).
+TEST(PodCel, ADeviceClassMatcherIsNotCompilableAndSaysWhere) {
+  const auto r = policy::loadPolicySources({{"t.yaml", R"(apiVersion: gpu-admission.io/v1
+kind: GpuPolicy
+metadata: {name: t}
+spec:
+  dra:
+    deviceClasses: [{name: gpu.nvidia.com, countsAs: nvidia.com/gpu}]
+  pools:
+  - {name: h100, gpu: H100-80GB, nodeSelector: {pool: h100}}
+  classes:
+  - {name: a, match: {any: [{labels: {c: a}}, {deviceClasses: [gpu.nvidia.com]}]}, pools: [h100]}
+)"}});
+  ASSERT_TRUE(r.ok()) << r.errors.front().format();
+  try {
+    podVariables(*r.policy);
+    FAIL() << "compiled a device class matcher";
+  } catch (const NotCompilable& e) {
+    EXPECT_STREQ(e.what(),
+                 "class a match rule 2 matches DRA device classes, which are read from the pod's "
+                 "ResourceClaims and ResourceClaimTemplates (other objects)");
+  }
+}
+
 TEST(PodCel, ContainersReadGpuUnitsFromLimits) {
   const auto p = load(kTwoClasses);
   const ContainerCel cc{p};

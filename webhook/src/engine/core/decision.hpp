@@ -27,6 +27,9 @@ struct Violation {
   // Never denies, whatever the mode: a capacity finding under capacityCheck: warn. In enforce
   // namespaces it becomes a warning; warn and audit namespaces treat it as usual.
   bool advisory = false;
+  // The finding needed objects other than the pod and its namespace (a node's labels): the
+  // native backstop, which sees only those two, cannot make it (docs/native-backstop.md).
+  bool readsOtherObjects = false;
 };
 
 // What a pod admitted under live usage must reserve for quotas to hold across webhook replicas

@@ -118,7 +118,8 @@ bool boundNodeConflicts(const PlacementInput& in, const PodPlacement& pl,
                      " is a node outside the pools of class " + in.cls.name + " (" +
                      text::oneLine(first, 240) +
                      "): the kubelet would refuse the pod; remove spec.nodeName or name a node "
-                     "of the class's pools"});
+                     "of the class's pools",
+                 false, true});
   return true;
 }
 

@@ -118,7 +118,8 @@ void validatePoolTargeting(const PodView& pod, const PodGpu& gpu, const policy::
                    pod.subject + " targets GPU pool " + pool.name + " (" + text::oneLine(how, 120) +
                        ") but asks for no GPU: add a GPU to resources.limits of the container " +
                        "that needs one, or remove the " + std::string(what) +
-                       " so the pod runs on CPU nodes"});
+                       " so the pod runs on CPU nodes",
+                   false, what == "spec.nodeName"});
     return;  // one finding is enough to explain it
   }
 }
