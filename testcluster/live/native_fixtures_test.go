@@ -27,6 +27,13 @@ func nativeFixtureTests(t *testing.T, shipped string) {
 	for _, ns := range nativeNamespaces { // withoutWebhooks probes there
 		namespace(t, ns.name, labelsOf(ns.labels))
 	}
+	// The apiserver's RuntimeClass plugin refuses a pod naming an unknown runtime class before any
+	// admission policy runs: the classes the cases name exist, so their pods are compared.
+	for _, rc := range caseRuntimeClasses(t, suite) {
+		mustKubectl(t, fmt.Sprintf("apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: %s}\nhandler: %s\n", rc, rc),
+			"apply", "-f", "-")
+		t.Cleanup(func() { kubectl("", "delete", "runtimeclass", rc, "--ignore-not-found") })
+	}
 	withoutWebhooks(t, func() {
 		removeNative(t)
 		defer func() {
@@ -90,6 +97,29 @@ func nativeFixtureTests(t *testing.T, shipped string) {
 		t.Errorf("compiled rules no policy case shows denying natively with the webhook's message (add a case): %s",
 			strings.Join(unproven, ", "))
 	}
+}
+
+// caseRuntimeClasses: the runtime classes the suite's cases and pod files name, sorted.
+func caseRuntimeClasses(t *testing.T, suite string) []string {
+	files, _ := filepath.Glob(filepath.Join(suite, "*.yaml"))
+	pods, _ := filepath.Glob(filepath.Join(suite, "pods", "*"))
+	name := regexp.MustCompile(`"?runtimeClassName"?\s*:\s*"?([a-z0-9][a-z0-9.-]*)`)
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range append(files, pods...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range name.FindAllSubmatch(data, -1) {
+			if rc := string(m[1]); !seen[rc] {
+				seen[rc] = true
+				out = append(out, rc)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // fixturePolicySets reads the `policies:` line of every case file of the suite: the distinct
