@@ -34,6 +34,15 @@ func nativeFixtureTests(t *testing.T, shipped string) {
 			"apply", "-f", "-")
 		t.Cleanup(func() { kubectl("", "delete", "runtimeclass", rc, "--ignore-not-found") })
 	}
+	// The compiled priority mutation writes a class's priorityClassName, which the Priority plugin
+	// must find: the classes' priority classes exist (those already there are left as they are).
+	for _, pc := range fixturePriorityClasses(t, suite) {
+		if kubectl("", "get", "priorityclass", pc).Err == nil {
+			continue
+		}
+		mustKubectl(t, "", "create", "priorityclass", pc, "--value=1000")
+		t.Cleanup(func() { kubectl("", "delete", "priorityclass", pc, "--ignore-not-found") })
+	}
 	withoutWebhooks(t, func() {
 		removeNative(t)
 		defer func() {
@@ -115,6 +124,28 @@ func caseRuntimeClasses(t *testing.T, suite string) []string {
 			if rc := string(m[1]); !seen[rc] {
 				seen[rc] = true
 				out = append(out, rc)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// fixturePriorityClasses: the priority classes the fixture policies' classes write, sorted.
+func fixturePriorityClasses(t *testing.T, suite string) []string {
+	files, _ := filepath.Glob(filepath.Join(suite, "fixtures", "*", "*.yaml"))
+	name := regexp.MustCompile(`priorityClassName:\s*([a-z0-9][a-z0-9.-]*)`)
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range name.FindAllSubmatch(data, -1) {
+			if pc := string(m[1]); !seen[pc] && !strings.HasPrefix(pc, "system-") {
+				seen[pc] = true
+				out = append(out, pc)
 			}
 		}
 	}
