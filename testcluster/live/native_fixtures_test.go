@@ -27,6 +27,22 @@ func nativeFixtureTests(t *testing.T, shipped string) {
 	for _, ns := range nativeNamespaces { // withoutWebhooks probes there
 		namespace(t, ns.name, labelsOf(ns.labels))
 	}
+	// The apiserver's RuntimeClass plugin refuses a pod naming an unknown runtime class before any
+	// admission policy runs: the classes the cases name exist, so their pods are compared.
+	for _, rc := range caseRuntimeClasses(t, suite) {
+		mustKubectl(t, fmt.Sprintf("apiVersion: node.k8s.io/v1\nkind: RuntimeClass\nmetadata: {name: %s}\nhandler: %s\n", rc, rc),
+			"apply", "-f", "-")
+		t.Cleanup(func() { kubectl("", "delete", "runtimeclass", rc, "--ignore-not-found") })
+	}
+	// The compiled priority mutation writes a class's priorityClassName, which the Priority plugin
+	// must find: the classes' priority classes exist (those already there are left as they are).
+	for _, pc := range fixturePriorityClasses(t, suite) {
+		if kubectl("", "get", "priorityclass", pc).Err == nil {
+			continue
+		}
+		mustKubectl(t, "", "create", "priorityclass", pc, "--value=1000")
+		t.Cleanup(func() { kubectl("", "delete", "priorityclass", pc, "--ignore-not-found") })
+	}
 	withoutWebhooks(t, func() {
 		removeNative(t)
 		defer func() {
@@ -47,10 +63,10 @@ func nativeFixtureTests(t *testing.T, shipped string) {
 			for rule := range compiled {
 				compiledAnywhere[rule] = true
 			}
-			// The fixtures assume a cluster without a global default PriorityClass (they declare
-			// no globalDefaultPriorityClass); the Priority plugin would otherwise name one in every
-			// pod before admission, where review of the case as written sees none.
-			setGlobalDefaultPriority(t, containsPath(set, cluster.Policies))
+			// The cluster's global default PriorityClass as the policy declares it: the Priority
+			// plugin names it in every pod that names none before admission, and review of the case
+			// as written sees it only where the policy says the cluster has it.
+			setGlobalDefaultPriority(t, containsPath(set, cluster.Policies) || declaresGlobalDefault(t, set))
 			dir := t.TempDir()
 			args := []string{"compile", "--to", "native", "-o", dir}
 			for _, p := range set {
@@ -99,6 +115,51 @@ func nativeFixtureTests(t *testing.T, shipped string) {
 		t.Errorf("compiled rules no policy case shows denying natively with the webhook's message (add a case): %s",
 			strings.Join(unproven, ", "))
 	}
+}
+
+// caseRuntimeClasses: the runtime classes the suite's cases and pod files name, sorted.
+func caseRuntimeClasses(t *testing.T, suite string) []string {
+	files, _ := filepath.Glob(filepath.Join(suite, "*.yaml"))
+	pods, _ := filepath.Glob(filepath.Join(suite, "pods", "*"))
+	name := regexp.MustCompile(`"?runtimeClassName"?\s*:\s*"?([a-z0-9][a-z0-9.-]*)`)
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range append(files, pods...) {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range name.FindAllSubmatch(data, -1) {
+			if rc := string(m[1]); !seen[rc] {
+				seen[rc] = true
+				out = append(out, rc)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// fixturePriorityClasses: the priority classes the fixture policies' classes write, sorted.
+func fixturePriorityClasses(t *testing.T, suite string) []string {
+	files, _ := filepath.Glob(filepath.Join(suite, "fixtures", "*", "*.yaml"))
+	name := regexp.MustCompile(`priorityClassName:\s*([a-z0-9][a-z0-9.-]*)`)
+	seen := map[string]bool{}
+	var out []string
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range name.FindAllSubmatch(data, -1) {
+			if pc := string(m[1]); !seen[pc] && !strings.HasPrefix(pc, "system-") {
+				seen[pc] = true
+				out = append(out, pc)
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // fixturePolicySets reads the `policies:` line of every case file of the suite: the distinct
@@ -209,4 +270,22 @@ func caseLines(out string) string {
 		}
 	}
 	return b.String()
+}
+
+// declaresGlobalDefault: some policy file of the set says default-priority is the cluster's
+// global default PriorityClass.
+func declaresGlobalDefault(t *testing.T, set []string) bool {
+	re := regexp.MustCompile(`globalDefault(PriorityClass)?:\s*default-priority`)
+	found := false
+	for _, root := range set {
+		_ = filepath.Walk(root, func(p string, info os.FileInfo, err error) error {
+			if err == nil && !info.IsDir() && strings.HasSuffix(p, ".yaml") {
+				if data, err := os.ReadFile(p); err == nil && re.Match(data) {
+					found = true
+				}
+			}
+			return nil
+		})
+	}
+	return found
 }

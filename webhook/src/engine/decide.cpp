@@ -59,15 +59,6 @@ struct Evaluation {
   bool allPodsRules = false;
 };
 
-std::vector<const policy::Pool*> poolsOf(const policy::WorkloadClass& cls,
-                                         const policy::PolicySet& policy) {
-  std::vector<const policy::Pool*> out;
-  out.reserve(cls.pools.size());
-  for (const auto& name : cls.pools)
-    if (const auto* pool = policy.findPool(name)) out.push_back(pool);
-  return out;
-}
-
 const policy::WorkloadClass* assignedClass(const policy::PolicySet& policy) {
   const auto& u = policy.unclassifiedGpuPods;
   if (u.classIndex < policy.classes.size() && policy.classes[u.classIndex].name == u.className)
@@ -199,7 +190,7 @@ Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
         break;
     }
   }
-  if (c.cls != nullptr) ev.pools = poolsOf(*c.cls, s.policy);
+  if (c.cls != nullptr) ev.pools = gpuPoolsOf(*c.cls, s.policy);
   guardPlacement(pod, gpu, c.cls, ev.pools, s.policy, violations);
   if (c.cls == nullptr) {
     ev.outcome = Outcome::NoGpu;

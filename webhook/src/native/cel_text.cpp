@@ -141,6 +141,26 @@ std::string cut(std::string_view expr, std::size_t max) {
   return "(size(" + e + ") > " + n + " ? " + e + ".substring(0, " + n + ") + \"...\" : " + e + ")";
 }
 
+std::string firstNonEmpty(std::string_view list) {
+  std::string out = "cel.bind(hs, ";
+  out.append(list).append(".filter(h, h != \"\"), size(hs) > 0 ? hs[0] : \"\")");
+  return out;
+}
+
+std::string sortedStrings(std::string_view list, std::size_t bound) {
+  std::string positions = "[";
+  for (std::size_t i = 0; i < bound; ++i) positions += (i ? ", " : "") + std::to_string(i);
+  positions += "]";
+  const std::string n = std::to_string(bound);
+  const std::string rank = "size(ss.filter(j, j < s))";
+  std::string out = "cel.bind(ss, ";
+  out.append(list)
+      .append(", size(ss) <= 1 || size(ss) > " + n + " ? ss : ")
+      .append(positions)
+      .append(".filter(i, i < size(ss)).map(i, ss.filter(s, " + rank + " == i)[0]))");
+  return out;
+}
+
 namespace {
 
 constexpr std::string_view kBind = "cel.bind(";

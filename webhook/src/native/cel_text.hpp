@@ -56,6 +56,15 @@ std::string imageMatchesAny(std::string_view image, const std::vector<std::strin
 // ASCII names Kubernetes allows in object names and label values.
 std::string cut(std::string_view expr, std::size_t max);
 
+// The first non-empty string of the CEL list(string) `list`, else "".
+std::string firstNonEmpty(std::string_view list);
+
+// The CEL list(string) `list` of distinct strings in byte order (CEL's string `<`, as Go's JSON
+// encoder orders a map's keys), when it has at most `bound` items (a longer one is left as it
+// is, to bound the cost). CEL has no sort before Kubernetes 1.34: each position takes the item
+// with that many smaller ones.
+std::string sortedStrings(std::string_view list, std::size_t bound);
+
 // Kubernetes does not enable cel-go's cel.bind (ext.Bindings): the compiler writes
 // `cel.bind(x, init, body)`, which reads as what it means, and lowers every one (nested ones
 // too) to `[init].map(x, body)[0]`, the same binding with the libraries Kubernetes has.

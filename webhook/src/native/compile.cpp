@@ -330,6 +330,19 @@ std::vector<std::string> limitations(const policy::PolicySet& p) {
       "placement-conflict of a pod bound by spec.nodeName to a node outside its class's pools is "
       "not compiled: it reads the node's labels; a spec.nodeName that contradicts the pod's own "
       "node affinity is");
+  // guard_rules_cel: CEL cuts strings by characters and has no replace of control characters.
+  bool checkpoints = false;
+  for (const auto& c : p.classes) checkpoints = checkpoints || c.requireCheckpoint.has_value();
+  for (const auto& t : p.priorityTiers)
+    checkpoints = checkpoints || t.requireCheckpoint.has_value();
+  if (checkpoints)
+    out.push_back(
+        "checkpoint-dangling and checkpoint-invalid quote a checkpoint annotation with control "
+        "characters, or of more than 80 bytes with non-ASCII ones, otherwise than the webhook "
+        "(same verdict)");
+  if (p.fieldGuards.forbidNodeSelector)
+    out.push_back(
+        "node-selector-forbidden lists more than 32 nodeSelector keys of the pod's own unsorted");
   // Resolving claims reads claims and templates: natively every claim stays a GPU request of
   // unknown size, as in the webhook without spec.dra.
   if (p.dra.declared)

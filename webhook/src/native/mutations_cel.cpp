@@ -520,8 +520,9 @@ std::vector<CompiledMutation> compiledMutations(const policy::PolicySet& p) {
   };
   // The webhook mutates no pod it denies in enforce mode (engine/decide). Of what these policies
   // write, only the rename changes what the compiled rules say about a pod (they name its
-  // resource), so the rename alone waits for them: a pod a compiled rule denies is judged, and
-  // worded, as the user wrote it, as by the webhook.
+  // resource), and an overwritten nodeSelector value (node-selector-forbidden reads it), so these
+  // alone wait for them: a pod a compiled rule denies is judged, and worded, as the user wrote
+  // it, as by the webhook.
   if (std::string ops = resourceOps(p); !ops.empty())
     out.push_back(
         {"resources",
@@ -530,14 +531,29 @@ std::vector<CompiledMutation> compiledMutations(const policy::PolicySet& p) {
          "a pod a compiled rule denies in enforce mode)",
          violationVariables(p),
          "variables.mode == \"enforce\" && size(variables.violations) > 0 ? [] : " + ops});
-  add("placement",
+  const char* placementWhat =
       "placement: the pools' node requirements ANDed into every required nodeSelectorTerm, or "
-      "their labels into spec.nodeSelector",
-      byClass(p, [&](const policy::WorkloadClass& c) {
-        const Pools cpu = engine::cpuPoolsOf(c, p);
-        return std::pair{mutates(c.effects.nodePlacement) ? gpuPlacementOps(p, c) : "",
-                         engine::placesCpuPods(c) ? placementOps(c, cpu) : ""};
-      }));
+      "their labels into spec.nodeSelector";
+  std::string placement = byClass(p, [&](const policy::WorkloadClass& c) {
+    const Pools cpu = engine::cpuPoolsOf(c, p);
+    return std::pair{mutates(c.effects.nodePlacement) ? gpuPlacementOps(p, c) : "",
+                     engine::placesCpuPods(c) ? placementOps(c, cpu) : ""};
+  });
+  // A nodeSelector value a class overwrites is what node-selector-forbidden reads: with that
+  // guard on, the placement too waits for the compiled rules, as the webhook's does.
+  bool overwrites = false;
+  for (const auto& c : p.classes)
+    overwrites = overwrites || (c.placement.via == policy::Placement::Via::NodeSelector &&
+                                c.placement.onConflict == policy::Placement::OnConflict::Overwrite);
+  if (!placement.empty() && overwrites && p.fieldGuards.forbidNodeSelector)
+    out.push_back(
+        {"placement",
+         std::string(placementWhat) + " (not on a pod a compiled rule denies in enforce "
+                                      "mode)",
+         violationVariables(p),
+         "variables.mode == \"enforce\" && size(variables.violations) > 0 ? [] : " + placement});
+  else
+    add("placement", placementWhat, std::move(placement));
   add("tolerations", "tolerations: the pools' taints the pod does not tolerate yet",
       byClass(p, [&](const policy::WorkloadClass& c) {
         const Pools cpu = engine::cpuPoolsOf(c, p);

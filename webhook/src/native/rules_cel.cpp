@@ -10,6 +10,7 @@
 #include "engine/pod/gpu_request.hpp"
 #include "engine/validate/quota_check.hpp"
 #include "native/cel_text.hpp"
+#include "native/guard_rules_cel.hpp"
 #include "native/placement_conflict_cel.hpp"
 #include "native/require_rules_cel.hpp"
 #include "native/resource_rules_cel.hpp"
@@ -290,7 +291,7 @@ std::string priorityClass(const policy::PolicySet& p, const policy::WorkloadClas
 
 // The first non-empty string of the CEL list `list`, else "".
 std::string firstHit(const std::string& list) {
-  return "cel.bind(hs, " + list + ".filter(h, h != \"\"), size(hs) > 0 ? hs[0] : \"\")";
+  return cel::firstNonEmpty(list);
 }
 
 // The pool requirements only the pool's kind of node meets (In, Exists, Gt, Lt).
@@ -405,6 +406,10 @@ void add(std::vector<Part>& lists, const policy::PolicySet& p, std::string_view 
                    exempt == "false" ? std::move(list) : "(" + exempt + " ? [] : " + list + ")"});
 }
 
+void add(std::vector<Part>& lists, const policy::PolicySet& p, std::vector<RuleList> more) {
+  for (auto& r : more) add(lists, p, r.rule, std::move(r.list));
+}
+
 // The class's rules, each judging only the class's own pods.
 std::vector<Part> classRules(const policy::PolicySet& p, const policy::WorkloadClass& cls) {
   std::vector<Part> lists;
@@ -420,8 +425,12 @@ std::vector<Part> classRules(const policy::PolicySet& p, const policy::WorkloadC
   add(lists, p, rules::kPriorityClassNotAllowed, priorityClass(p, cls));
   // checkRequiredEffects(): the effects the class requires rather than writes.
   for (auto& r : requiredEffectRules(p, cls)) add(lists, p, r.rule, std::move(r.list));
-  // validateClassWorkloadRules(): the containers rules after validateClass().
+  // validate_class.cpp's last check: allowed_values.cpp (guard_rules_cel).
+  add(lists, p, allowedValues(p, cls));
+  // validateClassWorkloadRules(): the containers rules, node-selector conflicts, checkpoints.
   for (auto& r : containerResourceRules(p, cls)) add(lists, p, r.rule, std::move(r.list));
+  add(lists, p, rules::kNodeSelectorConflict, nodeSelectorConflict(p, cls));
+  add(lists, p, checkpoints(p, cls));
   // After the class's workload rules, as engine/decide's evaluate() judges it.
   add(lists, p, rules::kPlacementConflict, placementConflictViolations(p, cls));
   for (auto& l : lists) l.list = "(variables.cls == " + str(cls.name) + " ? " + l.list + " : [])";
@@ -433,12 +442,14 @@ std::vector<Part> classRules(const policy::PolicySet& p, const policy::WorkloadC
 std::vector<Part> parts(const policy::PolicySet& p) {
   std::vector<Part> lists;
   add(lists, p, rules::kVisibleDevicesWithoutGpu, visibleDevices(p));
+  // engine/decide's guardPlacement(), before the pod's class is judged.
+  add(lists, p, placementGuards(p));
   add(lists, p, rules::kUnclassifiedGpuPod, unclassified(p));
   for (const auto& cls : p.classes)
     for (auto& part : classRules(p, cls)) lists.push_back(std::move(part));
   // After the class's rules, as engine/decide's evaluate() judges it last.
   add(lists, p, rules::kGpuPoolWithoutRequest, poolTargeting(p));
-  // judgeByAllPodsRules(): the pods no class takes, by the allPods pseudo-class, after that.
+  // validateAllPodsRules(): the pods no class takes, by the allPods pseudo-class, after that.
   std::vector<Part> allPods;
   for (auto& r : containerResourceRules(p, p.allPodsRules))
     add(allPods, p, r.rule, std::move(r.list));
@@ -448,6 +459,7 @@ std::vector<Part> parts(const policy::PolicySet& p) {
     part.list = "(" + allPodsJudged(p) + " ? " + part.list + " : [])";
     lists.push_back(std::move(part));
   }
+  add(lists, p, allPodsAllowedValues(p));  // gated by itself
   return lists;
 }
 
@@ -461,31 +473,22 @@ std::string variableName(std::size_t index, const std::string& rule) {
 }  // namespace
 
 const std::vector<std::string>& compiledRuleIds() {
-  static const std::vector<std::string> ids{rules::kVisibleDevicesWithoutGpu,
-                                            rules::kUnclassifiedGpuPod,
-                                            rules::kClassNotAllowed,
-                                            rules::kMissingGpuRequest,
-                                            rules::kGpuForbidden,
-                                            rules::kMaxPerContainer,
-                                            rules::kMaxPerPod,
-                                            rules::kSharedGpuOverOne,
-                                            rules::kMigProfileUnavailable,
-                                            rules::kPriorityClassNotAllowed,
-                                            rules::kGpuPoolWithoutRequest,
-                                            rules::kPlacementConflict,
-                                            rules::kContainerResourcesMissing,
-                                            rules::kQosNotGuaranteed,
-                                            rules::kQosBestEffort,
-                                            rules::kResourcesPerGpuExceeded,
-                                            rules::kLimitRequestRatioExceeded,
-                                            rules::kContainerResourcesExceeded,
-                                            rules::kRequiredEnvMissing,
-                                            rules::kResourceRequestsRequired,
-                                            rules::kResourceNameRequired,
-                                            rules::kNodePlacementRequired,
-                                            rules::kTolerationRequired,
-                                            rules::kPriorityClassRequired,
-                                            rules::kRuntimeClassRequired};
+  static const std::vector<std::string> ids{
+      rules::kVisibleDevicesWithoutGpu, rules::kUnclassifiedGpuPod, rules::kClassNotAllowed,
+      rules::kMissingGpuRequest, rules::kGpuForbidden, rules::kMaxPerContainer, rules::kMaxPerPod,
+      rules::kSharedGpuOverOne, rules::kMigProfileUnavailable, rules::kPriorityClassNotAllowed,
+      rules::kGpuPoolWithoutRequest, rules::kPlacementConflict,
+      // resource_rules_cel, require_rules_cel
+      rules::kContainerResourcesMissing, rules::kQosNotGuaranteed, rules::kQosBestEffort,
+      rules::kResourcesPerGpuExceeded, rules::kLimitRequestRatioExceeded,
+      rules::kContainerResourcesExceeded, rules::kRequiredEnvMissing,
+      rules::kResourceRequestsRequired, rules::kResourceNameRequired, rules::kNodePlacementRequired,
+      rules::kTolerationRequired, rules::kPriorityClassRequired, rules::kRuntimeClassRequired,
+      // guard_rules_cel
+      rules::kNodeNameForbidden, rules::kNodeSelectorForbidden, rules::kNodeAffinityForbidden,
+      rules::kTolerationForbidden, rules::kRuntimeClassNotAllowed, rules::kRequiredLabelMissing,
+      rules::kPriorityClassMissing, rules::kNodeSelectorConflict, rules::kCheckpointMissing,
+      rules::kCheckpointDangling, rules::kCheckpointInvalid};
   return ids;
 }
 

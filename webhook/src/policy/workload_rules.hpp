@@ -7,6 +7,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpua::policy {
@@ -31,6 +32,8 @@ struct CheckpointRule {
 };
 
 inline constexpr const char* kCheckpointAnnotation = "gpu-admission.io/checkpoint";
+// The annotation value that names a PersistentVolumeClaim: pvc:<claim>.
+inline constexpr std::string_view kCheckpointPvcPrefix = "pvc:";
 
 // A PriorityClass of the cluster, as the policy knows it: what review shows and what decides
 // whether a class's pods can be preempted.

@@ -48,6 +48,16 @@ inline std::string ruleOwner(const policy::WorkloadClass& cls) {
                              : "class " + cls.name;
 }
 
+// The class's GPU pools, in its order: where its GPU pods go.
+inline std::vector<const policy::Pool*> gpuPoolsOf(const policy::WorkloadClass& cls,
+                                                   const policy::PolicySet& policy) {
+  std::vector<const policy::Pool*> out;
+  out.reserve(cls.pools.size());
+  for (const auto& name : cls.pools)
+    if (const auto* pool = policy.findPool(name)) out.push_back(pool);
+  return out;
+}
+
 inline std::vector<const policy::Pool*> cpuPoolsOf(const policy::WorkloadClass& cls,
                                                    const policy::PolicySet& policy) {
   std::vector<const policy::Pool*> out;

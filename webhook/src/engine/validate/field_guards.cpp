@@ -46,10 +46,6 @@ std::string shownValue(const rapidjson::Value& var) {
 
 using Pools = std::span<const policy::Pool* const>;
 
-std::string forbidden(const policy::PolicySet& policy, const char* guard) {
-  return ", which policy " + text::quoted(policy.name) + " forbids (fieldGuards." + guard + "): ";
-}
-
 // A requirement the class writes: one of its pools' own, exactly.
 bool classRequirement(const rapidjson::Value& e, Pools pools) {
   const std::string_view key = json::stringMember(&e, "key");
@@ -157,13 +153,22 @@ void checkTolerations(const PodView& pod, Pools pools, const policy::PolicySet& 
                    pod.subject + " " + field +
                        (everything ? " tolerates every taint, " + *hit + " included"
                                    : " tolerates the taint " + *hit) +
-                       forbidden(policy, "forbidTolerations") + "remove " + field +
+                       forbiddenByFieldGuard(policy, "forbidTolerations") + "remove " + field +
                        "; pods reach those nodes only through a class that places them there"});
     return;  // one finding explains it
   }
 }
 
 }  // namespace
+
+std::string forbiddenByFieldGuard(const policy::PolicySet& policy, std::string_view guard) {
+  std::string out = ", which policy ";
+  out.append(text::quoted(policy.name))
+      .append(" forbids (fieldGuards.")
+      .append(guard)
+      .append("): ");
+  return out;
+}
 
 void checkPlacementGuards(const PodView& pod, Pools classPools, const policy::PolicySet& policy,
                           std::vector<Violation>& out) {
@@ -172,24 +177,26 @@ void checkPlacementGuards(const PodView& pod, Pools classPools, const policy::Po
   const std::string spec = pod.fieldPrefix + "spec.";
   if (g.forbidNodeName)
     if (const std::string_view node = pod.specString("nodeName"); !node.empty())
-      out.push_back(
-          {rules::kNodeNameForbidden, pod.subject + " sets " + spec + "nodeName " +
-                                          text::quoted(text::oneLine(node, 80)) +
-                                          forbidden(policy, "forbidNodeName") + "remove " + spec +
-                                          "nodeName and let the scheduler place the pod"});
+      out.push_back({rules::kNodeNameForbidden,
+                     pod.subject + " sets " + spec + "nodeName " +
+                         text::quoted(text::oneLine(node, 80)) +
+                         forbiddenByFieldGuard(policy, "forbidNodeName") + "remove " + spec +
+                         "nodeName and let the scheduler place the pod"});
   if (g.forbidNodeSelector)
     if (const auto keys = authorsNodeSelector(pod, classPools); !keys.empty())
       out.push_back({rules::kNodeSelectorForbidden,
                      pod.subject + " selects nodes by " + spec + "nodeSelector (" +
-                         text::join(keys) + ")" + forbidden(policy, "forbidNodeSelector") +
-                         "remove " + (keys.size() == 1 ? "that key" : "those keys") +
+                         text::join(keys) + ")" +
+                         forbiddenByFieldGuard(policy, "forbidNodeSelector") + "remove " +
+                         (keys.size() == 1 ? "that key" : "those keys") +
                          "; the policy places pods by class"});
   if (g.forbidNodeAffinity)
     if (const std::string what = authorsNodeAffinity(pod, classPools); !what.empty())
-      out.push_back({rules::kNodeAffinityForbidden,
-                     pod.subject + " sets node affinity (" + what + ") in " + spec +
-                         "affinity.nodeAffinity" + forbidden(policy, "forbidNodeAffinity") +
-                         "remove it; the policy places pods by class"});
+      out.push_back(
+          {rules::kNodeAffinityForbidden, pod.subject + " sets node affinity (" + what + ") in " +
+                                              spec + "affinity.nodeAffinity" +
+                                              forbiddenByFieldGuard(policy, "forbidNodeAffinity") +
+                                              "remove it; the policy places pods by class"});
   checkTolerations(pod, classPools, policy, out);
 }
 

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <span>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/core/decision.hpp"
@@ -26,5 +28,9 @@ void checkVisibleDevicesEnv(const PodView& pod, const PodGpu& gpu, const policy:
 // pod pass. A DaemonSet pod's matchFields term (the controller's) does not count either.
 void checkPlacementGuards(const PodView& pod, std::span<const policy::Pool* const> classPools,
                           const policy::PolicySet& policy, std::vector<Violation>& out);
+
+// What every placement guard's message says between the finding and the fix:
+// `, which policy "p" forbids (fieldGuards.<guard>): ` (the native compiler writes it too).
+std::string forbiddenByFieldGuard(const policy::PolicySet& policy, std::string_view guard);
 
 }  // namespace gpua::engine

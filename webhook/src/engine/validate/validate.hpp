@@ -72,5 +72,7 @@ void checkNodeSelectorConflict(const PodView& pod, const policy::WorkloadClass& 
 // checkpoint-*: `why` continues the subject (" is in class training, which requires ...,").
 void checkCheckpoint(const PodView& pod, const policy::CheckpointRule& rule, const std::string& why,
                      std::vector<Violation>& out);
+// How a pod declares its checkpoint, the fix every checkpoint-* message ends with.
+std::string howToDeclareCheckpoint(const policy::CheckpointRule& rule);
 
 }  // namespace gpua::engine

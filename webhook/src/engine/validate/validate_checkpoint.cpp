@@ -11,8 +11,6 @@ namespace rules = policy::rules;
 
 namespace {
 
-constexpr std::string_view kPvcPrefix = "pvc:";
-
 bool isAlpha(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
@@ -66,19 +64,11 @@ bool mountsNamedVolume(const PodView& pod, const policy::CheckpointRule& rule) {
   return false;
 }
 
-std::string howToDeclare(const policy::CheckpointRule& rule) {
-  std::string how = "annotate the pod " + std::string(policy::kCheckpointAnnotation) +
-                    ": pvc:<claim> (a PersistentVolumeClaim the pod mounts) or a URI such as "
-                    "s3://bucket/run";
-  if (!rule.volumes.empty()) how += ", or mount a volume named " + text::join(rule.volumes, " or ");
-  return how;
-}
-
 void checkAnnotation(const PodView& pod, std::string_view value, const std::string& why,
                      const policy::CheckpointRule& rule, std::vector<Violation>& out) {
   const std::string shown = text::quoted(text::oneLine(value, 120));
-  if (value.starts_with(kPvcPrefix)) {
-    const std::string_view claim = value.substr(kPvcPrefix.size());
+  if (value.starts_with(policy::kCheckpointPvcPrefix)) {
+    const std::string_view claim = value.substr(policy::kCheckpointPvcPrefix.size());
     if (!claim.empty() && mountsClaim(pod, claim)) return;
     out.push_back({rules::kCheckpointDangling,
                    pod.subject + " declares checkpoint " + shown + why +
@@ -86,16 +76,24 @@ void checkAnnotation(const PodView& pod, std::string_view value, const std::stri
                        text::quoted(text::oneLine(claim, 80)) +
                        ": add it to spec.volumes (persistentVolumeClaim.claimName) and mount it "
                        "in the container that writes checkpoints, or " +
-                       howToDeclare(rule)});
+                       howToDeclareCheckpoint(rule)});
     return;
   }
   if (isUri(value)) return;
   out.push_back({rules::kCheckpointInvalid,
                  pod.subject + " declares checkpoint " + shown + why +
-                     ", which is neither pvc:<claim> nor a URI: " + howToDeclare(rule)});
+                     ", which is neither pvc:<claim> nor a URI: " + howToDeclareCheckpoint(rule)});
 }
 
 }  // namespace
+
+std::string howToDeclareCheckpoint(const policy::CheckpointRule& rule) {
+  std::string how = "annotate the pod " + std::string(policy::kCheckpointAnnotation) +
+                    ": pvc:<claim> (a PersistentVolumeClaim the pod mounts) or a URI such as "
+                    "s3://bucket/run";
+  if (!rule.volumes.empty()) how += ", or mount a volume named " + text::join(rule.volumes, " or ");
+  return how;
+}
 
 void checkCheckpoint(const PodView& pod, const policy::CheckpointRule& rule, const std::string& why,
                      std::vector<Violation>& out) {
@@ -107,8 +105,8 @@ void checkCheckpoint(const PodView& pod, const policy::CheckpointRule& rule, con
   }
   if (mountsNamedVolume(pod, rule)) return;
   out.push_back({rules::kCheckpointMissing,
-                 pod.subject + why +
-                     " and can be preempted, but declares no checkpoint: " + howToDeclare(rule)});
+                 pod.subject + why + " and can be preempted, but declares no checkpoint: " +
+                     howToDeclareCheckpoint(rule)});
 }
 
 }  // namespace gpua::engine
