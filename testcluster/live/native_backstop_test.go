@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -776,6 +777,11 @@ func nativeStatic(t *testing.T) {
 	var written []string
 	for _, plugin := range []string{"validating", "mutating"} {
 		files, _ := filepath.Glob(filepath.Join(dir, plugin, "*.yaml"))
+		// Policies before their bindings: the apiserver reloads the directory whenever it changes
+		// and refuses a binding whose policy it does not find there yet.
+		sort.SliceStable(files, func(i, j int) bool {
+			return strings.Contains(files[i], "-policy-") && !strings.Contains(files[j], "-policy-")
+		})
 		for _, f := range files {
 			data, _ := os.ReadFile(f)
 			to := filepath.Join(static, plugin, filepath.Base(f))
@@ -795,6 +801,9 @@ func nativeStatic(t *testing.T) {
 		}
 		return nil
 	}
+	for _, ns := range nativeNamespaces { // withoutWebhooks probes there
+		namespace(t, ns.name, labelsOf(ns.labels))
+	}
 	withoutWebhooks(t, func() {
 		withoutNative(t, func() {
 			defer func() {
@@ -811,18 +820,22 @@ func nativeStatic(t *testing.T) {
 			eventually(t, 150*time.Second, "the static policy denies", denied)
 			ok := mustJSON(podOf("static-ok", map[string]string{"gpu-admission.io/class": "training"},
 				map[string]any{"containers": []any{container("main", map[string]string{"nvidia.com/gpu": "1"})}}))
-			r := kubectl(ok, "-n", "nb-enforce", "create", "--dry-run=server", "-o", "json", "-f", "-")
-			if r.Err != nil {
-				t.Fatalf("a pod within every rule was refused under the static policies: %s", r.Stderr)
-			}
-			var stored map[string]any
-			_ = json.Unmarshal([]byte(r.Stdout), &stored)
-			if got := str(path(stored, "spec", "priorityClassName")); got != "gpu-training" {
-				t.Errorf("the static mutations wrote priorityClassName %q, want gpu-training", got)
-			}
-			if !strings.Contains(mustJSON(path(stored, "spec", "affinity")), "train-h100") {
-				t.Errorf("the static mutations wrote no placement on train-h100: %s", mustJSON(path(stored, "spec", "affinity")))
-			}
+			// The mutating directory is reloaded on its own, a moment after the validating one.
+			eventually(t, 150*time.Second, "the static mutations write the class's placement", func() error {
+				r := kubectl(ok, "-n", "nb-enforce", "create", "--dry-run=server", "-o", "json", "-f", "-")
+				if r.Err != nil {
+					return fmt.Errorf("a pod within every rule was refused under the static policies: %s", r.Stderr)
+				}
+				var stored map[string]any
+				_ = json.Unmarshal([]byte(r.Stdout), &stored)
+				if got := str(path(stored, "spec", "priorityClassName")); got != "gpu-training" {
+					return fmt.Errorf("the static mutations wrote priorityClassName %q, want gpu-training", got)
+				}
+				if !strings.Contains(mustJSON(path(stored, "spec", "affinity")), "train-h100") {
+					return fmt.Errorf("the static mutations wrote no placement on train-h100: %s", mustJSON(path(stored, "spec", "affinity")))
+				}
+				return nil
+			})
 		})
 	})
 }
