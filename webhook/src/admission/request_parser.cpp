@@ -167,7 +167,11 @@ const JsonKeep& objectTable(const kube::JsonCaptures& c) {
 
 kube::JsonParseResult parseWith(std::string& buffer, rapidjson::Document& doc,
                                 ReviewReader reader) {
-  if (reader == ReviewReader::FullDocument) return kube::parseJsonInSitu(buffer, doc);
+  using kube::InSituReader;
+  if (reader == ReviewReader::FullDocument)
+    return kube::parseJsonInSitu(buffer, doc, kube::kMaxJsonDepth, InSituReader::RapidJson);
+  if (reader == ReviewReader::ScannedDocument)
+    return kube::parseJsonInSitu(buffer, doc, kube::kMaxJsonDepth, InSituReader::Scanner);
   return kube::parseJsonInSitu(buffer, doc, kReview, objectTable);
 }
 

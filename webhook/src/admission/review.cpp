@@ -100,7 +100,7 @@ ReviewResult review(std::string_view requestBody, Endpoint endpoint,
 ReviewResult review(std::string_view requestBody, Endpoint endpoint,
                     const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
                     DecideFn decide) {
-  return reviewWith(requestBody, endpoint, policy, usage, ReviewReader::FullDocument,
+  return reviewWith(requestBody, endpoint, policy, usage, ReviewReader::ScannedDocument,
                     [&](const rapidjson::Value& object, const engine::RequestContext& context) {
                       return decide(object, context, policy, usage);
                     });

@@ -51,10 +51,10 @@ ReviewResult review(std::string_view requestBody, Endpoint endpoint,
 
 // With node supply beside usage: the engine's capacity checks run when `supply` is available
 // and summarized for `policy` (engine::decide with a SupplySnapshot). `reader`: which document
-// the review is decided on (request_parser.hpp); every answer is the same with either.
+// the review is decided on (request_parser.hpp); every answer is the same with each.
 ReviewResult review(std::string_view requestBody, Endpoint endpoint,
                     const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
                     const engine::SupplySnapshot& supply,
-                    ReviewReader reader = ReviewReader::FullDocument);
+                    ReviewReader reader = ReviewReader::ScannedDocument);
 
 }  // namespace gpua::admission

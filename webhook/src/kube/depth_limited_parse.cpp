@@ -5,6 +5,7 @@
 #include <rapidjson/reader.h>
 
 #include "kube/json_field_filter.hpp"
+#include "kube/json_scanner.hpp"
 
 namespace gpua::kube {
 
@@ -78,6 +79,24 @@ rapidjson::Document& unfiltered(rapidjson::Document& doc) {
   return doc;
 }
 
+// The scanner's read of `text` into `doc` through `wrap(doc)`; false (the text as it was) when
+// it refused, and RapidJSON's reader is to judge.
+template <typename Wrap>
+bool scanned(std::string& text, rapidjson::Document& doc, std::size_t maxDepth, Wrap wrap) {
+  bool ok = false;
+  auto decoded = [&doc](std::size_t bytes) {
+    return static_cast<char*>(doc.GetAllocator().Malloc(bytes));
+  };
+  auto generate = [&](rapidjson::Document& target) {
+    auto&& handler = wrap(target);
+    char* begin = text.data();
+    JsonScanner scanner(begin, begin + text.size(), handler, decoded, maxDepth);
+    return ok = scanner.read();
+  };
+  doc.Populate(generate);
+  return ok;
+}
+
 // Room for RapidJSON's SSE2 scanning, which reads aligned 16-byte blocks past the NUL.
 void reserveSimdSlack(std::string& text) {
   constexpr std::size_t kSimdSlack = 32;
@@ -87,7 +106,8 @@ void reserveSimdSlack(std::string& text) {
 }  // namespace
 
 DepthLimitedParse parseInSituWithDepthLimit(std::string& text, rapidjson::Document& doc,
-                                            std::size_t maxDepth) {
+                                            std::size_t maxDepth, InSituReader reader) {
+  if (reader == InSituReader::Scanner && scanned(text, doc, maxDepth, unfiltered)) return {};
   reserveSimdSlack(text);
   rapidjson::InsituStringStream stream(text.data());
   return parseLimited<rapidjson::kParseInsituFlag>(stream, doc, maxDepth, unfiltered);
@@ -95,13 +115,14 @@ DepthLimitedParse parseInSituWithDepthLimit(std::string& text, rapidjson::Docume
 
 DepthLimitedParse parseInSituWithDepthLimit(std::string& text, rapidjson::Document& doc,
                                             const JsonKeep& keep, JsonChooser chooser,
-                                            std::size_t maxDepth) {
+                                            std::size_t maxDepth, InSituReader reader) {
+  auto filter = [&](rapidjson::Document& target) {
+    return JsonFieldFilter<rapidjson::Document>(target, keep, chooser);
+  };
+  if (reader == InSituReader::Scanner && scanned(text, doc, maxDepth, filter)) return {};
   reserveSimdSlack(text);
   rapidjson::InsituStringStream stream(text.data());
-  return parseLimited<rapidjson::kParseInsituFlag>(
-      stream, doc, maxDepth, [&](rapidjson::Document& target) {
-        return JsonFieldFilter<rapidjson::Document>(target, keep, chooser);
-      });
+  return parseLimited<rapidjson::kParseInsituFlag>(stream, doc, maxDepth, filter);
 }
 
 DepthLimitedParse parseWithDepthLimit(std::string_view text, rapidjson::Document& doc,

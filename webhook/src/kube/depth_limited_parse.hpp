@@ -18,6 +18,11 @@ namespace gpua::kube {
 // about as deep under a list page or a watch event.
 inline constexpr std::size_t kMaxJsonDepth = 64;
 
+// Who reads in situ: the scanner (kube/json_scanner.hpp: faster, and RapidJSON's reader judges
+// whatever it refuses, so errors are RapidJSON's), or RapidJSON's reader alone (the oracle the
+// scanner is tested against).
+enum class InSituReader { Scanner, RapidJson };
+
 struct DepthLimitedParse {
   rapidjson::ParseResult result;  // the reader's result (kParseErrorTermination when too deep)
   bool tooDeep = false;
@@ -27,13 +32,15 @@ struct DepthLimitedParse {
 // grow (RapidJSON's SSE2 scanning reads aligned 16-byte blocks past the terminating NUL, so the
 // allocation gets that much slack). Parsing stops at an embedded NUL: callers reject those first.
 DepthLimitedParse parseInSituWithDepthLimit(std::string& text, rapidjson::Document& doc,
-                                            std::size_t maxDepth = kMaxJsonDepth);
+                                            std::size_t maxDepth = kMaxJsonDepth,
+                                            InSituReader reader = InSituReader::Scanner);
 
 // The same, keeping only what `keep` keeps (kube/json_field_table.hpp): the reader still
 // visits every byte, so errors, their offsets and the depth limit are the full parse's.
 DepthLimitedParse parseInSituWithDepthLimit(std::string& text, rapidjson::Document& doc,
                                             const JsonKeep& keep, JsonChooser chooser,
-                                            std::size_t maxDepth = kMaxJsonDepth);
+                                            std::size_t maxDepth = kMaxJsonDepth,
+                                            InSituReader reader = InSituReader::Scanner);
 
 // Parses a copy: `doc` owns its strings and `text` is read exactly to its length.
 DepthLimitedParse parseWithDepthLimit(std::string_view text, rapidjson::Document& doc,

@@ -60,6 +60,13 @@ class JsonFieldFilter {
     return f.pending == nullptr || out_.Key(s, n, copy);
   }
 
+  // For a reader that can skip (kube/json_scanner.hpp): the value about to start is dropped, so
+  // it need not be built, decoded or sent here at all.
+  bool dropsNextValue() {
+    if (skip_ > 0) return true;
+    return pass_ == 0 && entryOfNextValue() == nullptr;
+  }
+
   bool StartObject() {
     return start(JsonKeep::Kind::Fields, [&] { return out_.StartObject(); });
   }

@@ -54,15 +54,15 @@ JsonParseResult parseJson(std::string_view text, rapidjson::Document& doc, std::
 }
 
 JsonParseResult parseJsonInSitu(std::string& buffer, rapidjson::Document& doc,
-                                std::size_t maxDepth) {
+                                std::size_t maxDepth, InSituReader reader) {
   if (auto refused = refuseControlBytes(buffer); !refused.ok()) return refused;
-  return judged(parseInSituWithDepthLimit(buffer, doc, maxDepth), maxDepth);
+  return judged(parseInSituWithDepthLimit(buffer, doc, maxDepth, reader), maxDepth);
 }
 
 JsonParseResult parseJsonInSitu(std::string& buffer, rapidjson::Document& doc, const JsonKeep& keep,
-                                JsonChooser chooser, std::size_t maxDepth) {
+                                JsonChooser chooser, std::size_t maxDepth, InSituReader reader) {
   if (auto refused = refuseControlBytes(buffer); !refused.ok()) return refused;
-  return judged(parseInSituWithDepthLimit(buffer, doc, keep, chooser, maxDepth), maxDepth);
+  return judged(parseInSituWithDepthLimit(buffer, doc, keep, chooser, maxDepth, reader), maxDepth);
 }
 
 }  // namespace gpua::kube

@@ -34,11 +34,13 @@ JsonParseResult parseJson(std::string_view text, rapidjson::Document& doc,
 // Parses in situ: `doc`'s strings point into `buffer`, which must outlive it (see
 // parseInSituWithDepthLimit for the slack it may add).
 JsonParseResult parseJsonInSitu(std::string& buffer, rapidjson::Document& doc,
-                                std::size_t maxDepth = kMaxJsonDepth);
+                                std::size_t maxDepth = kMaxJsonDepth,
+                                InSituReader reader = InSituReader::Scanner);
 
 // The same, keeping only what `keep` keeps (kube/json_field_table.hpp): the same errors at the
 // same offsets as the full parse, a document with only the kept values.
 JsonParseResult parseJsonInSitu(std::string& buffer, rapidjson::Document& doc, const JsonKeep& keep,
-                                JsonChooser chooser, std::size_t maxDepth = kMaxJsonDepth);
+                                JsonChooser chooser, std::size_t maxDepth = kMaxJsonDepth,
+                                InSituReader reader = InSituReader::Scanner);
 
 }  // namespace gpua::kube

@@ -1,8 +1,9 @@
-// The request path's reader (only the fields a policy can read, engine/pod/pod_fields.hpp)
-// against the full document, its oracle: every review of the shared corpus' pods (when
-// GPUA_CORPUS exists), of every policy-tests case and of the benchmark's pods must get the same
-// answer, byte for byte, from both, at every endpoint. A rule that reads a pod field missing from
-// the table decides differently on the filtered pod, and fails here.
+// The readers against their oracle, RapidJSON's reader building the whole document: the request
+// path's scanner (kube/json_scanner.hpp) and the scanner keeping only the fields a policy can read
+// (engine/pod/pod_fields.hpp). Every review of the shared corpus' pods (when GPUA_CORPUS exists),
+// of every policy-tests case and of the benchmark's pods must get the same answer, byte for byte,
+// from each, at every endpoint. A rule that reads a pod field missing from the table decides
+// differently on the filtered pod, and fails here.
 #include <gtest/gtest.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -89,21 +90,24 @@ void expectSameDecision(const std::optional<engine::Decision>& a,
   EXPECT_EQ(a->quotaCharge->podName, b->quotaCharge->podName);
 }
 
-// Both readers' answers to `body` at every endpoint, compared byte for byte.
+// Every reader's answers to `body` at every endpoint, compared byte for byte with the oracle's
+// (RapidJSON's reader building the whole document).
 void expectSameAnswers(const std::string& body, const policy::PolicySet& policy,
                        const engine::UsageSnapshot& usage) {
   for (Endpoint e : {Endpoint::Mutate, Endpoint::Validate, Endpoint::Both}) {
-    const auto filtered =
-        admission::review(body, e, policy, usage, engine::noSupply(), ReviewReader::PolicyFields);
     const auto full =
         admission::review(body, e, policy, usage, engine::noSupply(), ReviewReader::FullDocument);
-    ASSERT_EQ(filtered.httpStatus, full.httpStatus);
-    ASSERT_EQ(filtered.errorKind, full.errorKind);
-    ASSERT_EQ(filtered.body, full.body);
-    ASSERT_EQ(filtered.name, full.name);
-    ASSERT_EQ(filtered.namespaceName, full.namespaceName);
-    ASSERT_EQ(filtered.userName, full.userName);
-    expectSameDecision(filtered.decision, full.decision);
+    for (ReviewReader reader : {ReviewReader::ScannedDocument, ReviewReader::PolicyFields}) {
+      SCOPED_TRACE(reader == ReviewReader::PolicyFields ? "PolicyFields" : "ScannedDocument");
+      const auto other = admission::review(body, e, policy, usage, engine::noSupply(), reader);
+      ASSERT_EQ(other.httpStatus, full.httpStatus);
+      ASSERT_EQ(other.errorKind, full.errorKind);
+      ASSERT_EQ(other.body, full.body);
+      ASSERT_EQ(other.name, full.name);
+      ASSERT_EQ(other.namespaceName, full.namespaceName);
+      ASSERT_EQ(other.userName, full.userName);
+      expectSameDecision(other.decision, full.decision);
+    }
   }
 }
 
