@@ -1,11 +1,11 @@
 // The readers against their oracle, RapidJSON's reader building the full document: the request
 // path's scanner (admission::ReviewReader::ScannedDocument, kube/json_scanner.hpp) and the scanner
-// keeping only the fields a policy can read (ReviewReader::PolicyFields, engine/pod/pod_fields.hpp).
-// For any bytes: the scanner's document is the oracle's, value for value and number type for
-// number type, and its parse verdict, offset and message are the oracle's; every reader gives the
-// same answer at every endpoint, byte for byte (status, error kind, body), and the same quota
-// charge. The input is tried as a whole AdmissionReview and as the object of a Pod CREATE, so the
-// pod table is exercised even before the fuzzer finds the envelope.
+// keeping only the fields a policy can read (ReviewReader::PolicyFields,
+// engine/pod/pod_fields.hpp). For any bytes: the scanner's document is the oracle's, value for
+// value and number type for number type, and its parse verdict, offset and message are the
+// oracle's; every reader gives the same answer at every endpoint, byte for byte (status, error
+// kind, body), and the same quota charge. The input is tried as a whole AdmissionReview and as the
+// object of a Pod CREATE, so the pod table is exercised even before the fuzzer finds the envelope.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>

@@ -53,8 +53,8 @@ JsonParseResult parseJson(std::string_view text, rapidjson::Document& doc, std::
   return judged(parseWithDepthLimit(text, doc, maxDepth), maxDepth);
 }
 
-JsonParseResult parseJsonInSitu(std::string& buffer, rapidjson::Document& doc,
-                                std::size_t maxDepth, InSituReader reader) {
+JsonParseResult parseJsonInSitu(std::string& buffer, rapidjson::Document& doc, std::size_t maxDepth,
+                                InSituReader reader) {
   if (auto refused = refuseControlBytes(buffer); !refused.ok()) return refused;
   return judged(parseInSituWithDepthLimit(buffer, doc, maxDepth, reader), maxDepth);
 }

@@ -168,7 +168,8 @@ class JsonScanner {
     if (isDigit(*d) || *d == '.' || *d == 'e' || *d == 'E') return numberByRapidJson(start, h_);
     p_ = const_cast<char*>(d);
     if (minus) {
-      if (magnitude <= 0x80000000ull) return h_.Int(static_cast<int>(-static_cast<std::int64_t>(magnitude)));
+      if (magnitude <= 0x80000000ull)
+        return h_.Int(static_cast<int>(-static_cast<std::int64_t>(magnitude)));
       return h_.Int64(-static_cast<std::int64_t>(magnitude));
     }
     if (magnitude <= 0xFFFFFFFFull) return h_.Uint(static_cast<unsigned>(magnitude));
@@ -235,7 +236,8 @@ class JsonScanner {
       const __m128i low = _mm_cmpeq_epi8(_mm_max_epu8(v, control), control);
       const __m128i hit =
           _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)), low);
-      if (const int mask = _mm_movemask_epi8(hit)) return s + __builtin_ctz(static_cast<unsigned>(mask));
+      if (const int mask = _mm_movemask_epi8(hit))
+        return s + __builtin_ctz(static_cast<unsigned>(mask));
       s += 16;
     }
 #endif
@@ -273,16 +275,34 @@ class JsonScanner {
     const char c = s[1];
     s += 2;
     switch (c) {
-      case '"': *w++ = '"'; return true;
-      case '\\': *w++ = '\\'; return true;
-      case '/': *w++ = '/'; return true;
-      case 'b': *w++ = '\b'; return true;
-      case 'f': *w++ = '\f'; return true;
-      case 'n': *w++ = '\n'; return true;
-      case 'r': *w++ = '\r'; return true;
-      case 't': *w++ = '\t'; return true;
-      case 'u': return unicode(s, w);
-      default: return false;
+      case '"':
+        *w++ = '"';
+        return true;
+      case '\\':
+        *w++ = '\\';
+        return true;
+      case '/':
+        *w++ = '/';
+        return true;
+      case 'b':
+        *w++ = '\b';
+        return true;
+      case 'f':
+        *w++ = '\f';
+        return true;
+      case 'n':
+        *w++ = '\n';
+        return true;
+      case 'r':
+        *w++ = '\r';
+        return true;
+      case 't':
+        *w++ = '\t';
+        return true;
+      case 'u':
+        return unicode(s, w);
+      default:
+        return false;
     }
   }
 

@@ -43,7 +43,8 @@ Read scanWith(std::string text, Wrap wrap, std::size_t maxDepth = kMaxJsonDepth)
 }
 
 Read scan(std::string text) {
-  return scanWith(std::move(text), [](rapidjson::Document& d) -> rapidjson::Document& { return d; });
+  return scanWith(std::move(text),
+                  [](rapidjson::Document& d) -> rapidjson::Document& { return d; });
 }
 
 // RapidJSON's reader alone, in situ as the request path used it.
@@ -63,25 +64,47 @@ void expectReadLikeRapidJson(const std::string& text) {
 }
 
 TEST(JsonScanner, ReadsValidTextIntoTheSameDocument) {
-  for (const std::string text : {
-           R"({})", R"([])", R"("")", R"("plain")", R"(true)", R"(false)", R"(null)", R"(0)",
-           R"({"a":1,"a":2,"b":[true,false,null,"x",{"c":{}}]})",
-           " \t\r\n{ \"k\" : [ 1 , 2 ] , \"e\" : { } , \"f\" : [ ] } \n",
-           R"({"kind":"Pod","metadata":{"name":"exactly-sixteen!","labels":{"":""}}})",
-           R"(["a string longer than one sixteen-byte block, quote at the very end"])",
-           R"([["nested"],[[[]]],{"":{"":{"":null}}}])",
-       })
+  for (const std::string text :
+       {R"({})", R"([])", R"("")", R"("plain")", R"(true)", R"(false)", R"(null)", R"(0)",
+        R"({"a":1,"a":2,"b":[true,false,null,"x",{"c":{}}]})",
+        " \t\r\n{ \"k\" : [ 1 , 2 ] , \"e\" : { } , \"f\" : [ ] } \n",
+        R"({"kind":"Pod","metadata":{"name":"exactly-sixteen!","labels":{"":""}}})",
+        R"(["a string longer than one sixteen-byte block, quote at the very end"])",
+        R"([["nested"],[[[]]],{"":{"":{"":null}}}])"})
     expectReadLikeRapidJson(text);
 }
 
 TEST(JsonScanner, TypesNumbersAsRapidJsonTypesThem) {
-  for (const std::string n :
-       {"0", "-0", "7", "-7", "2147483647", "2147483648", "-2147483648", "-2147483649",
-        "4294967295", "4294967296", "-4294967296", "999999999999999999", "-999999999999999999",
-        "1000000000000000000", "9223372036854775807", "9223372036854775808",
-        "-9223372036854775808", "-9223372036854775809", "18446744073709551615",
-        "18446744073709551616", "123456789012345678901234567890", "1.5", "-0.0", "1e2", "1E+2",
-        "1e-2", "0.1", "2.5e-300", "1.7976931348623157e308"}) {
+  constexpr const char* kNumbers[] = {"0",
+                                      "-0",
+                                      "7",
+                                      "-7",
+                                      "2147483647",
+                                      "2147483648",
+                                      "-2147483648",
+                                      "-2147483649",
+                                      "4294967295",
+                                      "4294967296",
+                                      "-4294967296",
+                                      "999999999999999999",
+                                      "-999999999999999999",
+                                      "1000000000000000000",
+                                      "9223372036854775807",
+                                      "9223372036854775808",
+                                      "-9223372036854775808",
+                                      "-9223372036854775809",
+                                      "18446744073709551615",
+                                      "18446744073709551616",
+                                      "123456789012345678901234567890",
+                                      "1.5",
+                                      "-0.0",
+                                      "1e2",
+                                      "1E+2",
+                                      "1e-2",
+                                      "0.1",
+                                      "2.5e-300",
+                                      "1.7976931348623157e308"};
+  for (const std::string n : kNumbers) {
     expectReadLikeRapidJson(n);
     expectReadLikeRapidJson("[" + n + "]");
     expectReadLikeRapidJson(R"({"n":)" + n + "}");
@@ -89,11 +112,10 @@ TEST(JsonScanner, TypesNumbersAsRapidJsonTypesThem) {
 }
 
 TEST(JsonScanner, DecodesEscapesAsRapidJsonDecodesThem) {
-  for (const std::string text : {
-           R"(["\"\\\/\b\f\n\r\t"])", R"(["\u0041\u00e9\u20ac"])", R"(["\ud83d\ude00 face"])",
-           R"(["lone low \udc00 surrogate"])", R"(["\u0000 NUL inside"])",
-           R"({"key \"quoted\"":"v\\"})", R"(["a fairly long string with an escape at \n the end"])",
-       })
+  for (const std::string text :
+       {R"(["\"\\\/\b\f\n\r\t"])", R"(["\u0041\u00e9\u20ac"])", R"(["\ud83d\ude00 face"])",
+        R"(["lone low \udc00 surrogate"])", R"(["\u0000 NUL inside"])",
+        R"({"key \"quoted\"":"v\\"})", R"(["a fairly long string with an escape at \n the end"])"})
     expectReadLikeRapidJson(text);
 }
 
@@ -107,13 +129,31 @@ TEST(JsonScanner, LeavesEscapesInTheText) {
 }
 
 TEST(JsonScanner, RefusesWhatItDoesNotReadAndLeavesTheTextAsItWas) {
-  for (const std::string& text : std::vector<std::string>{
-           R"()", R"( )", R"({)", R"([1,])", R"({"a":1,})", R"({"a" 1})", R"({a:1})", R"([01])",
-           R"([-])", R"([1.])", R"([1e])", R"([tru])", R"([nul])", R"("unterminated)",
-           R"(["bad \x escape"])", R"(["\u12"])", R"(["\ud800"])", R"(["\ud800\u0041"])",
-           R"({"a":"b"} trailing)", R"([1] [2])", R"(["ok","ok",)", R"([1e400])",
-           "[\"raw \x01 control\"]", std::string("[\"a\0b\"]", 7), R"(["s","t"]x)",
-       }) {
+  for (const std::string& text : std::vector<std::string>{R"()",
+                                                          R"( )",
+                                                          R"({)",
+                                                          R"([1,])",
+                                                          R"({"a":1,})",
+                                                          R"({"a" 1})",
+                                                          R"({a:1})",
+                                                          R"([01])",
+                                                          R"([-])",
+                                                          R"([1.])",
+                                                          R"([1e])",
+                                                          R"([tru])",
+                                                          R"([nul])",
+                                                          R"("unterminated)",
+                                                          R"(["bad \x escape"])",
+                                                          R"(["\u12"])",
+                                                          R"(["\ud800"])",
+                                                          R"(["\ud800\u0041"])",
+                                                          R"({"a":"b"} trailing)",
+                                                          R"([1] [2])",
+                                                          R"(["ok","ok",)",
+                                                          R"([1e400])",
+                                                          "[\"raw \x01 control\"]",
+                                                          std::string("[\"a\0b\"]", 7),
+                                                          R"(["s","t"]x)"}) {
     SCOPED_TRACE(text);
     const Read r = scan(text);
     EXPECT_FALSE(r.ok);
@@ -124,10 +164,15 @@ TEST(JsonScanner, RefusesWhatItDoesNotReadAndLeavesTheTextAsItWas) {
 // Through the parse entry point: whatever the scanner refuses, the verdict, code and offset are
 // the oracle's, including the depth limit inside and outside dropped values.
 TEST(JsonScanner, ParseGivesTheOraclesVerdictOnEveryText) {
-  std::vector<std::string> texts = {
-      R"({"a":[1,2)", R"([1e400])", R"(["\ud800"])", "[\"raw \x1f control\"]", R"([1] x)",
-      R"({"a":"b","c":[true,{"d":null}]})", std::string(64, '[') + std::string(64, ']'),
-      std::string(65, '[') + std::string(65, ']'), R"({"x":)" + std::string(64, '[')};
+  std::vector<std::string> texts = {R"({"a":[1,2)",
+                                    R"([1e400])",
+                                    R"(["\ud800"])",
+                                    "[\"raw \x1f control\"]",
+                                    R"([1] x)",
+                                    R"({"a":"b","c":[true,{"d":null}]})",
+                                    std::string(64, '[') + std::string(64, ']'),
+                                    std::string(65, '[') + std::string(65, ']'),
+                                    R"({"x":)" + std::string(64, '[')};
   for (const auto& text : texts) {
     SCOPED_TRACE(text);
     std::string a = text, b = text;
@@ -157,14 +202,15 @@ TEST(JsonScanner, SkipsDroppedValuesButStillChecksThem) {
   EXPECT_EQ(kept.dump, "{s4:keeps1:k}");
   for (const std::string& bad : std::vector<std::string>{
            R"({"drop":[1 2],"keep":1})", R"({"drop":"\q","keep":1})", R"({"drop":1e999})",
-        R"({"drop":[01]})", R"({"drop":{"a"}})", R"({"drop":["\ud800x"]})",
-        R"({"drop":)" + std::string(64, '[') + std::string(64, ']') + "}"}) {
+           R"({"drop":[01]})", R"({"drop":{"a"}})", R"({"drop":["\ud800x"]})",
+           R"({"drop":)" + std::string(64, '[') + std::string(64, ']') + "}"}) {
     SCOPED_TRACE(bad);
     const Read r = scanWith(bad, filter);
     EXPECT_FALSE(r.ok);
     EXPECT_EQ(r.text, bad);
   }
-  EXPECT_TRUE(scanWith(R"({"drop":)" + std::string(63, '[') + std::string(63, ']') + "}", filter).ok);
+  EXPECT_TRUE(
+      scanWith(R"({"drop":)" + std::string(63, '[') + std::string(63, ']') + "}", filter).ok);
 }
 
 }  // namespace
