@@ -35,6 +35,13 @@ namespace http = beast::http;
 using tcp = net::ip::tcp;
 using error_code = boost::system::error_code;
 
+// A connection's strand by its own type, not as net::any_io_executor: every asynchronous
+// operation copies its stream's executor, and the type-erased one allocated for each copy of a
+// strand (about 25 allocations and their reference counts per request).
+using Strand = net::strand<net::io_context::executor_type>;
+using Socket = tcp::socket::rebind_executor<Strand>::other;
+using TcpStream = beast::basic_stream<tcp, Strand>;
+
 namespace {
 
 class Session;
@@ -153,6 +160,10 @@ std::size_t readBufferLimit(const HttpServerOptions& o) {
 // 3-8 KB review never waits for the budget, however many large uploads hold it. Bytes beyond
 // them are charged in steps.
 constexpr std::size_t kFreeBodyBytes = 64u << 10;
+// A connection keeps its last body's buffer for the next request up to this size (a typical
+// AdmissionReview is 3 to 8 KB): at most 16 MiB over 1,024 connections, inside the free
+// allowance above.
+constexpr std::size_t kKeptBodyBytes = 16u << 10;
 constexpr std::size_t kBudgetStepBytes = 64u << 10;
 
 // How long a response to a rejected upload may keep reading the rest of the body, so the
@@ -165,8 +176,8 @@ using text::equalsIgnoreCase;
 class Session : public std::enable_shared_from_this<Session> {
  public:
   // The connection slot (Registry::admit) is taken by the caller and released here.
-  Session(tcp::socket socket, std::shared_ptr<ssl::context> ctx,
-          std::shared_ptr<const SessionEnv> env, std::string source)
+  Session(Socket socket, std::shared_ptr<ssl::context> ctx, std::shared_ptr<const SessionEnv> env,
+          std::string source)
       : ctx_(std::move(ctx)),
         executor_(socket.get_executor()),
         socket_(std::move(socket)),
@@ -234,7 +245,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
  private:
-  beast::tcp_stream& lowest() { return beast::get_lowest_layer(*stream_); }
+  TcpStream& lowest() { return beast::get_lowest_layer(*stream_); }
   bool stopping() const { return stopping_ || env_->registry->stopping; }
   bool draining() const { return env_->registry->draining; }
 
@@ -249,7 +260,7 @@ class Session : public std::enable_shared_from_this<Session> {
       self->env_->bad("header-timeout");
       self->closeNow();
     });
-    socket_.async_wait(tcp::socket::wait_read, [self = shared_from_this()](error_code ec) {
+    socket_.async_wait(Socket::wait_read, [self = shared_from_this()](error_code ec) {
       if (!self->awaitingHello_) return;  // closed by the timer or stop()
       self->awaitingHello_ = false;
       self->helloTimer_.cancel();
@@ -313,6 +324,7 @@ class Session : public std::enable_shared_from_this<Session> {
   void readHeader() {
     received_ = std::chrono::steady_clock::now();
     parser_.emplace();
+    parser_->get().body().swap(req_.body);  // empty, with the last small body's capacity
     parser_->body_limit(env_->options.maxBodyBytes);
     parser_->header_limit(static_cast<std::uint32_t>(env_->options.maxHeaderBytes));
     expiresAfter(env_->options.headerTimeout);
@@ -433,15 +445,19 @@ class Session : public std::enable_shared_from_this<Session> {
     closeNow();  // the client went away (eof, reset, truncated TLS)
   }
 
+  // The connection's request is reused: its strings keep their capacity, so a steady stream of
+  // requests allocates none for them. The body's buffer is handed back to the next request's
+  // parser when it is small (kKeptBodyBytes), else released: a large upload's memory is not
+  // kept by an idle connection.
   void handle() {
     const auto& msg = parser_->get();
-    HttpRequest req;
-    req.method = std::string(msg.method_string());
-    req.target = std::string(msg.target());
-    req.path = pathOf(req.target);
-    req.contentType = std::string(msg[http::field::content_type]);
-    req.contentEncoding = std::string(msg[http::field::content_encoding]);
-    req.body = std::move(parser_->get().body());
+    HttpRequest& req = req_;
+    req.method.assign(msg.method_string());
+    req.target.assign(msg.target());
+    req.path.assign(pathOf(req.target));
+    req.contentType.assign(msg[http::field::content_type]);
+    req.contentEncoding.assign(msg[http::field::content_encoding]);
+    req.body.swap(parser_->get().body());
     req.received = received_;
     const bool keepAlive = msg.keep_alive();
     if (env_->options.requireClientCert && !clientVerified_ &&
@@ -452,10 +468,18 @@ class Session : public std::enable_shared_from_this<Session> {
               403, "a client certificate signed by --client-ca is required for " + req.path),
           keepAlive);
     }
-    if (env_->offloaded(req.path)) return handleOffloaded(std::move(req), keepAlive);
+    if (env_->offloaded(req.path)) {
+      handleOffloaded(req, keepAlive);
+      return releaseBody();
+    }
     HttpResponse res = callHandler(req);
-    req = HttpRequest();  // the body's bytes are no longer buffered
+    releaseBody();
     respond(std::move(res), keepAlive);
+  }
+
+  void releaseBody() {
+    if (req_.body.capacity() > kKeptBodyBytes) std::string().swap(req_.body);
+    req_.body.clear();
   }
 
   HttpResponse callHandler(const HttpRequest& req) const {
@@ -540,19 +564,20 @@ class Session : public std::enable_shared_from_this<Session> {
       socket_.close(ignored);
       return;
     }
-    lowest().socket().shutdown(tcp::socket::shutdown_both, ignored);
+    lowest().socket().shutdown(Socket::shutdown_both, ignored);
     lowest().close();
   }
 
   std::shared_ptr<ssl::context> ctx_;  // before stream_: the stream uses it until destroyed
-  net::any_io_executor executor_;      // the connection's strand
-  tcp::socket socket_;                 // until the client's first bytes, then moved to stream_
+  Strand executor_;                    // the connection's strand
+  Socket socket_;                      // until the client's first bytes, then moved to stream_
   net::steady_timer helloTimer_;       // header timeout while waiting for those bytes
-  std::optional<beast::ssl_stream<beast::tcp_stream>> stream_;
+  std::optional<beast::ssl_stream<TcpStream>> stream_;
   std::shared_ptr<const SessionEnv> env_;
   std::string source_;  // client IP, for the per-source connection count
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<RequestBody>> parser_;
+  HttpRequest req_;  // the request being handled, reused (handle())
   std::optional<http::response<http::empty_body>> continue_;
   std::optional<http::response<http::string_body>> res_;
   std::chrono::steady_clock::time_point deadline_{};
@@ -589,7 +614,7 @@ struct HttpServer::State : std::enable_shared_from_this<HttpServer::State> {
 
   void accept() {
     acceptor.async_accept(net::make_strand(ioc),
-                          [self = shared_from_this()](error_code ec, tcp::socket socket) {
+                          [self = shared_from_this()](error_code ec, Socket socket) {
                             if (!self->acceptor.is_open() || self->env->registry->stopping) return;
                             if (ec) return self->backOff(ec);
                             self->backoff = std::chrono::milliseconds(0);
@@ -610,7 +635,7 @@ struct HttpServer::State : std::enable_shared_from_this<HttpServer::State> {
     });
   }
 
-  void open(tcp::socket socket) {
+  void open(Socket socket) {
     error_code ec;
     const auto peer = socket.remote_endpoint(ec);
     if (ec) return;  // already gone

@@ -5,16 +5,17 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 namespace gpua::server {
 
 struct HttpRequest {
-  std::string method;       // "GET", "POST", ...
-  std::string target;       // as sent: "/mutate?timeout=10s"
-  std::string path;         // target without the query: "/mutate"
-  std::string contentType;  // Content-Type header value, empty when absent
+  std::string method;           // "GET", "POST", ...
+  std::string target;           // as sent: "/mutate?timeout=10s"
+  std::string path;             // target without the query: "/mutate"
+  std::string contentType;      // Content-Type header value, empty when absent
   std::string contentEncoding;  // Content-Encoding header value, empty when absent
   std::string body;
   // When the first byte of the request arrived: latency is measured from here.
@@ -23,7 +24,8 @@ struct HttpRequest {
 
 struct HttpResponse {
   int status = 200;
-  std::string contentType = "application/json";
+  // Always a constant (static storage): a std::string would allocate for most of them.
+  std::string_view contentType = "application/json";
   std::string body;
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers, e.g. Allow
   // Not sent: a stable id of the problem for metrics ("unknown-path", "invalid-json"...).
@@ -44,9 +46,8 @@ struct HttpResponse {
 using Handler = std::function<HttpResponse(const HttpRequest&)>;
 
 // Strips "?query" from a request target.
-inline std::string pathOf(const std::string& target) {
-  const auto q = target.find('?');
-  return q == std::string::npos ? target : target.substr(0, q);
+inline std::string_view pathOf(std::string_view target) {
+  return target.substr(0, target.find('?'));
 }
 
 }  // namespace gpua::server

@@ -234,7 +234,7 @@ HttpResponse WebhookService::readyz(const HttpRequest&) {
 
 HttpResponse WebhookService::metrics(const HttpRequest&) {
   HttpResponse r;
-  r.contentType = std::string(telemetry::kExpositionContentType);
+  r.contentType = telemetry::kExpositionContentType;
   r.body = deps_.metrics->registry.render();
   return r;
 }
