@@ -20,12 +20,12 @@ std::string indent(const std::string& text, const std::string& prefix) {
   return out;
 }
 
-std::string decisionLines(const engine::Decision& d) {
+std::string decisionLines(const engine::Decision& d, const std::string& priority) {
   std::string out = "outcome: " + std::string(engine::outcomeName(d.outcome));
   if (!d.className.empty()) out += ", class " + d.className;
   out += ", mode " + std::string(engine::modeName(d.mode)) + "\n";
   if (!d.reason.empty()) out += "reason:  " + d.reason + "\n";
-  if (!d.priority.empty()) out += "priority: " + d.priority + "\n";
+  if (!priority.empty()) out += "priority: " + priority + "\n";
   for (const auto& v : d.violations) out += "rule broken: " + v.rule + ": " + v.message + "\n";
   return out;
 }
@@ -37,7 +37,7 @@ std::string reportText(const ReviewReport& r) {
   out += r.allowed ? "ADMITTED\n"
                    : "DENIED (" + std::to_string(r.statusCode) + " " + r.statusReason + ")\n";
   if (!r.allowed) out += "message: " + r.statusMessage + "\n";
-  if (r.decision) out += decisionLines(*r.decision);
+  if (r.decision) out += decisionLines(*r.decision, r.priority);
   if (!r.warnings.empty()) {
     out += "warnings:\n";
     for (const auto& w : r.warnings) out += "  - " + w + "\n";
@@ -77,7 +77,7 @@ void reportJson(const ReviewReport& r, Value& out, rapidjson::Document::Allocato
     out.AddMember("class", str(r.decision->className), a);
     out.AddMember("reason", str(r.decision->reason), a);
     out.AddMember("mode", str(engine::modeName(r.decision->mode)), a);
-    if (!r.decision->priority.empty()) out.AddMember("priority", str(r.decision->priority), a);
+    if (!r.priority.empty()) out.AddMember("priority", str(r.priority), a);
     Value violations(rapidjson::kArrayType);
     for (const auto& v : r.decision->violations) {
       Value item(rapidjson::kObjectType);

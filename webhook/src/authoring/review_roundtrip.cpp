@@ -8,6 +8,7 @@
 #include "admission/review.hpp"
 #include "admission/warning_split.hpp"
 #include "authoring/documents.hpp"
+#include "engine/classify/priority_tier.hpp"
 #include "engine/mutate/json_patch_apply.hpp"
 #include "engine/pod/workload_kinds.hpp"
 #include "kube/base64.hpp"
@@ -18,6 +19,12 @@ namespace gpua::authoring {
 namespace {
 
 using rapidjson::Value;
+
+std::string describedPriority(const engine::Decision& d, const policy::PolicySet& policy) {
+  const policy::WorkloadClass* cls = policy.findClass(d.className);
+  if (cls == nullptr || d.priorityClass.empty()) return {};
+  return engine::describePriority(d.priorityClass, *cls, policy);
+}
 
 std::string stringAt(const Value& obj, const char* key) {
   return std::string(kube::json::stringMember(&obj, key));
@@ -202,6 +209,7 @@ ReviewReport runReview(const ReviewRequest& req, const policy::PolicySet& policy
                       std::to_string(result.httpStatus) + " (" + result.errorKind +
                       "): " + result.body);
   r.decision = std::move(result.decision);
+  r.priority = describedPriority(*r.decision, policy);
   decodeResponse(result.body, r);
   r.patched.CopyFrom(r.sent, r.patched.GetAllocator());
   if (auto err = engine::applyPatch(r.patched, r.patch))

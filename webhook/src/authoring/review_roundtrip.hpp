@@ -52,6 +52,9 @@ struct ReviewReport {
   engine::Patch patch;                       // decoded from response.patch; empty = none
   std::string patchJson;                     // the decoded RFC 6902 array, "" when none
   std::optional<engine::Decision> decision;  // the engine's view (class, reason, outcome)
+  // What the policy's priority tiers make of the pod's priority class (engine::describePriority),
+  // "" without one.
+  std::string priority;
   rapidjson::Document sent;      // the object as sent in the request (namespace filled in)
   rapidjson::Document patched;   // `sent` with the patch applied
   rapidjson::Document response;  // the AdmissionReview response as received

@@ -327,10 +327,8 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
   d.violations = std::move(violations);
   if (ev.cls != nullptr) d.className = ev.cls->name;
   if (ev.cls != nullptr && !s.policy.priorityTiers.empty())
-    d.priority = describePriority(
-        effectivePriorityClass(pod, *ev.cls, s.policy,
-                               !ev.validateOnly && getsClassPlacement(*ev.cls, gpu)),
-        *ev.cls, s.policy);
+    d.priorityClass = effectivePriorityClass(pod, *ev.cls, s.policy,
+                                             !ev.validateOnly && getsClassPlacement(*ev.cls, gpu));
   if (gpu.hasGpu) {
     // Quotas charge what the stored pod will hold: the class's rewrite only if our patch is
     // applied (a validating webhook's pod keeps nvidia.com/gpu when the mutation did not run).

@@ -78,7 +78,7 @@ void expectSameDecision(const std::optional<engine::Decision>& a,
   EXPECT_EQ(a->changes, b->changes);
   EXPECT_EQ(a->gpuEquivalents, b->gpuEquivalents);
   EXPECT_EQ(a->quotaUnchecked, b->quotaUnchecked);
-  EXPECT_EQ(a->priority, b->priority);
+  EXPECT_EQ(a->priorityClass, b->priorityClass);
   ASSERT_EQ(a->violations.size(), b->violations.size());
   for (std::size_t i = 0; i < a->violations.size(); ++i)
     EXPECT_EQ(a->violations[i].message, b->violations[i].message);

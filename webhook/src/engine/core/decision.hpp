@@ -69,9 +69,10 @@ struct Decision {
   // decided (a quota-unavailable denial, or a "not checked" warning).
   bool quotaUnchecked = false;
   std::optional<QuotaCharge> quotaCharge;
-  // The priority class the pod runs with and what spec.priorityTiers says of it, for review:
-  // "gpu-training (value 10000, preemptionPolicy PreemptLowerPriority; preemptible by ...)".
-  std::string priority;
+  // The priority class the pod runs with (after the class's mutation), when it has a class and
+  // the policy has priority tiers; engine::describePriority says what the tiers make of it
+  // (`review` prints that; the webhook does not need the words).
+  std::string priorityClass;
 
   bool allowed() const { return !denial.has_value(); }
 };

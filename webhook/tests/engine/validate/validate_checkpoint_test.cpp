@@ -1,6 +1,8 @@
 // Checkpoint declarations: missing, mounted PVC or URI, dangling PVC, and tiers that require them.
 #include <gtest/gtest.h>
 
+#include "engine/classify/priority_tier.hpp"
+
 #include "test_support.hpp"
 
 namespace gpua::engine {
@@ -79,13 +81,15 @@ TEST(Checkpoint, APriorityTierCanRequireIt) {
   EXPECT_EQ(d.violations[0].rule, "checkpoint-missing");
   EXPECT_NE(d.denial->message.find("runs in priority tier gpu-training, which requires"),
             std::string::npos);
-  EXPECT_EQ(d.priority,
+  EXPECT_EQ(d.priorityClass, "gpu-training");
+  EXPECT_EQ(describePriority(d.priorityClass, p.classes[0], p),
             "gpu-training (value 1000, preemptionPolicy PreemptLowerPriority; preemptible by "
             "class inference (gpu-inference) on pool train-h100)");
   p.classes[1].pools = {"infer-a100"};
-  EXPECT_EQ(decidePod(trainingPod("{}", "[]", "[]"), p).priority,
-            "gpu-training (value 1000, preemptionPolicy PreemptLowerPriority; no class of a "
-            "higher tier shares its pools)");
+  EXPECT_EQ(
+      describePriority(decidePod(trainingPod("{}", "[]", "[]"), p).priorityClass, p.classes[0], p),
+      "gpu-training (value 1000, preemptionPolicy PreemptLowerPriority; no class of a "
+      "higher tier shares its pools)");
 }
 
 }  // namespace
