@@ -38,6 +38,12 @@ std::string sanitizeAuditAnnotationKey(std::string_view key) {
   return out;
 }
 
+bool auditAnnotationsAreClean(const std::map<std::string, std::string>& annotations) {
+  for (const auto& [key, value] : annotations)
+    if (!isValidAuditAnnotationKey(key) || !isCleanLine(value, kMaxAuditValueBytes)) return false;
+  return true;
+}
+
 std::map<std::string, std::string> sanitizeAuditAnnotations(
     const std::map<std::string, std::string>& annotations) {
   std::map<std::string, std::string> out;

@@ -22,4 +22,8 @@ std::string sanitizeAuditAnnotationKey(std::string_view key);
 std::map<std::string, std::string> sanitizeAuditAnnotations(
     const std::map<std::string, std::string>& annotations);
 
+// True when sanitizeAuditAnnotations(annotations) is `annotations` itself (valid keys, clean
+// values), so a writer can use them without the copy.
+bool auditAnnotationsAreClean(const std::map<std::string, std::string>& annotations);
+
 }  // namespace gpua::admission

@@ -68,8 +68,7 @@ void writeStrings(JsonWriter& w, std::string_view name, const std::vector<std::s
   w.EndArray();
 }
 
-void writeAuditAnnotations(JsonWriter& w, const std::map<std::string, std::string>& raw) {
-  const auto annotations = sanitizeAuditAnnotations(raw);
+void writeAnnotations(JsonWriter& w, const std::map<std::string, std::string>& annotations) {
   if (annotations.empty()) return;
   key(w, "auditAnnotations");
   w.StartObject();
@@ -78,6 +77,20 @@ void writeAuditAnnotations(JsonWriter& w, const std::map<std::string, std::strin
     string(w, v);
   }
   w.EndObject();
+}
+
+// The engine's annotations and warnings are nearly always clean already: written as they are
+// (the same bytes the sanitizers would give), without building sanitized copies.
+void writeAuditAnnotations(JsonWriter& w, const std::map<std::string, std::string>& raw) {
+  if (auditAnnotationsAreClean(raw)) return writeAnnotations(w, raw);
+  writeAnnotations(w, sanitizeAuditAnnotations(raw));
+}
+
+void writeWarnings(JsonWriter& w, const engine::Decision& d, Endpoint endpoint) {
+  const bool asTheEngineSaidThem = endpoint != Endpoint::Validate || d.patch.empty();
+  if (asTheEngineSaidThem && warningsAreClean(d.warnings))
+    return writeStrings(w, "warnings", d.warnings);
+  writeStrings(w, "warnings", warningsFor(d, endpoint));
 }
 
 std::string joined(const std::vector<std::string>& items) {
@@ -129,7 +142,7 @@ std::string writeResponse(std::string_view uid, const engine::Decision* decision
   if (decision != nullptr && !defersDenial(*decision, endpoint)) {
     if (decision->denial) writeStatus(w, *decision->denial);
     if (carriesPatch(*decision, endpoint)) writePatch(w, buffer, decision->patch);
-    writeStrings(w, "warnings", warningsFor(*decision, endpoint));
+    writeWarnings(w, *decision, endpoint);
     writeAuditAnnotations(w, decision->auditAnnotations);
   }
   w.EndObject();

@@ -31,9 +31,9 @@ void truncate(std::string& s, std::size_t maxBytes) {
   s += kEllipsis;
 }
 
-// True when sanitizeLine would return `text` unchanged: short enough, printable ASCII, single
-// spaces between words only. Warnings and messages the engine builds almost always are.
-bool alreadyClean(std::string_view text, std::size_t maxBytes) {
+}  // namespace
+
+bool isCleanLine(std::string_view text, std::size_t maxBytes) {
   if (text.size() > maxBytes) return false;
   if (!text.empty() && (text.front() == ' ' || text.back() == ' ')) return false;
   char previous = 0;
@@ -44,10 +44,8 @@ bool alreadyClean(std::string_view text, std::size_t maxBytes) {
   return true;
 }
 
-}  // namespace
-
 std::string sanitizeLine(std::string_view text, std::size_t maxBytes) {
-  if (alreadyClean(text, maxBytes)) return std::string(text);
+  if (isCleanLine(text, maxBytes)) return std::string(text);
   std::string out;
   out.reserve(text.size() < maxBytes ? text.size() : maxBytes + 4);
   bool pendingSpace = false;

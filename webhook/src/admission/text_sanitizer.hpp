@@ -13,4 +13,9 @@ namespace gpua::admission {
 // is cut at a character boundary and ends with "...", staying within maxBytes.
 std::string sanitizeLine(std::string_view text, std::size_t maxBytes);
 
+// True when sanitizeLine(text, maxBytes) is `text` itself: short enough, printable ASCII, single
+// spaces between words only (what the engine's warnings and messages almost always are), so a
+// writer can use it without the copy.
+bool isCleanLine(std::string_view text, std::size_t maxBytes);
+
 }  // namespace gpua::admission

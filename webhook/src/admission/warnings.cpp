@@ -42,6 +42,20 @@ std::vector<Lines> withinBudget(const std::vector<std::string>& warnings, std::s
 
 }  // namespace
 
+bool warningsAreClean(const std::vector<std::string>& warnings) {
+  constexpr std::size_t kMaxCompared = 16;  // more warnings than this take the general path
+  if (warnings.size() > kMaxCompared) return false;
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < warnings.size(); ++i) {
+    const auto& w = warnings[i];
+    if (w.empty() || !isCleanLine(w, kMaxWarningBytes)) return false;
+    for (std::size_t j = 0; j < i; ++j)
+      if (warnings[j] == w) return false;
+    total += w.size();
+  }
+  return total <= kMaxWarningTotalBytes;
+}
+
 std::vector<std::string> sanitizeWarnings(const std::vector<std::string>& warnings) {
   std::size_t omitted = 0;
   std::vector<Lines> kept = withinBudget(warnings, omitted);

@@ -20,4 +20,9 @@ inline constexpr std::size_t kMaxWarningTotalBytes = 4096;  // all warnings of o
 // how many were omitted (when it fits).
 std::vector<std::string> sanitizeWarnings(const std::vector<std::string>& warnings);
 
+// True when sanitizeWarnings(warnings) is `warnings` itself: every warning a clean line of one
+// warning line's length, none empty or repeated, all within the budget. The engine's warnings
+// nearly always are, and the response writer then writes them without copying.
+bool warningsAreClean(const std::vector<std::string>& warnings);
+
 }  // namespace gpua::admission

@@ -174,5 +174,41 @@ TEST(AuditAnnotations, MapDropsEmptyKeysKeepsFirstOnCollisionAndCleansValues) {
             (std::map<std::string, std::string>{{"a-b", "first"}, {"violation", "line1 line2"}}));
 }
 
+// The writers' fast paths: "clean" must mean the sanitizer returns the input itself, and every
+// reason the sanitizer changes something must make it unclean.
+TEST(CleanChecks, AgreeWithTheSanitizers) {
+  for (const std::string& line :
+       std::vector<std::string>{"plain words", "", " lead", "trail ", "two  spaces", "tab\there",
+                                "caf\xc3\xa9", "del\x7f", std::string(121, 'x')}) {
+    SCOPED_TRACE(line);
+    const bool printableAscii =
+        std::all_of(line.begin(), line.end(), [](char c) { return c >= ' ' && c <= '~'; });
+    // Clean is the ASCII subset of "left as it is" (other UTF-8 takes the careful path).
+    EXPECT_EQ(isCleanLine(line, 120), sanitizeLine(line, 120) == line && printableAscii);
+  }
+  using W = std::vector<std::string>;
+  const std::string long120(120, 'w'), long121(121, 'w');
+  for (const W& ws : {W{}, W{"one", "two"}, W{"same", "same"}, W{"one", ""}, W{"a  b"}, W{long120},
+                      W{long121}, W(35, long120), W(16, "x"), W(17, "x")}) {
+    const bool clean = warningsAreClean(ws);
+    if (clean) {
+      EXPECT_EQ(sanitizeWarnings(ws), ws);
+    }
+    if (sanitizeWarnings(ws) != ws) {
+      EXPECT_FALSE(clean);
+    }
+  }
+  EXPECT_TRUE(warningsAreClean({"one", "two"}));
+  EXPECT_FALSE(warningsAreClean({"same", "same"}));
+  EXPECT_FALSE(warningsAreClean({long121}));
+  EXPECT_FALSE(warningsAreClean(W(35, long120)));
+  using A = std::map<std::string, std::string>;
+  for (const A& a :
+       {A{}, A{{"violation", "ok"}}, A{{"a/b", "x"}}, A{{"k", "line1\nline2"}}, A{{"k", ""}}}) {
+    const bool clean = auditAnnotationsAreClean(a);
+    EXPECT_EQ(clean, sanitizeAuditAnnotations(a) == a);
+  }
+}
+
 }  // namespace
 }  // namespace gpua::admission
