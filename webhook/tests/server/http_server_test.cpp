@@ -13,6 +13,8 @@
 #include <mutex>
 #include <stdexcept>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "server/router.hpp"
 #include "support/temp_dir.hpp"
@@ -134,6 +136,27 @@ TEST_F(HttpServerTest, KeepAliveServesManyRequestsOnOneConnectionOverHttp11Alpn)
     EXPECT_EQ(res.body, "hello " + std::to_string(i));
     EXPECT_TRUE(res.keepAlive);
   }
+  EXPECT_EQ(server_->openConnections(), 1);
+}
+
+// The session reuses its request object and hands a small body's buffer to the next request:
+// nothing of one request may show in the next (a longer body before a shorter one, an empty
+// body, a query before a plain path, a large body whose buffer is released).
+TEST_F(HttpServerTest, NothingOfOneRequestShowsInTheNextOnTheSameConnection) {
+  start();
+  auto c = client();
+  const std::vector<std::pair<std::string, std::string>> exchanges = {
+      {"/echo?first=1", std::string(12000, 'a')}, {"/echo", "b"},  {"/echo?x", ""},
+      {"/echo", std::string(200000, 'c')},        {"/echo", "dd"},
+  };
+  for (const auto& [target, body] : exchanges) {
+    auto res = c.request("POST", target, body, "text/plain");
+    EXPECT_EQ(res.status, 200) << target;
+    EXPECT_EQ(res.body, body) << target << " after " << body.size() << " bytes";
+    EXPECT_TRUE(res.keepAlive);
+  }
+  EXPECT_EQ(c.request("GET", "/healthz").body, "ok\n");
+  EXPECT_EQ(c.request("POST", "/echo", "last", "").body, "last");
   EXPECT_EQ(server_->openConnections(), 1);
 }
 
