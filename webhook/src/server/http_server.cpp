@@ -17,6 +17,8 @@
 #include <algorithm>
 #include <atomic>
 #include <map>
+#include <memory>
+#include <memory_resource>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -42,6 +44,18 @@ using error_code = boost::system::error_code;
 using Strand = net::strand<net::io_context::executor_type>;
 using Socket = tcp::socket::rebind_executor<Strand>::other;
 using TcpStream = beast::basic_stream<tcp, Strand>;
+
+// A request's header fields live in memory the connection keeps: Beast allocates each field on
+// its own, so a request cost one allocation per header line. The memory is reset for every
+// request; headers beyond it (the header limit allows kilobytes) spill to the heap and are
+// freed at the next request.
+using FieldsAllocator = std::pmr::polymorphic_allocator<char>;
+using RequestParser = http::request_parser<RequestBody, FieldsAllocator>;
+struct HeaderMemory {
+  static constexpr std::size_t kBytes = 1536;  // an apiserver's request: 7 fields, ~700 bytes
+  alignas(std::max_align_t) char buffer[kBytes];
+  std::pmr::monotonic_buffer_resource resource{buffer, kBytes};
+};
 
 namespace {
 
@@ -268,6 +282,7 @@ class Session : public std::enable_shared_from_this<Session> {
       if (ec) return self->closeNow();
       self->talking();
       self->stream_.emplace(std::move(self->socket_), *self->ctx_);
+      self->headerMemory_ = std::make_unique<HeaderMemory>();
       self->handshake();
     });
   }
@@ -324,7 +339,10 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void readHeader() {
     received_ = std::chrono::steady_clock::now();
-    parser_.emplace();
+    parser_.reset();  // before its fields' memory is reused
+    headerMemory_->resource.release();
+    parser_.emplace(std::piecewise_construct, std::make_tuple(),
+                    std::make_tuple(FieldsAllocator(&headerMemory_->resource)));
     parser_->get().body().swap(req_.body);  // empty, with the last small body's capacity
     parser_->body_limit(env_->options.maxBodyBytes);
     parser_->header_limit(static_cast<std::uint32_t>(env_->options.maxHeaderBytes));
@@ -578,7 +596,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::shared_ptr<const SessionEnv> env_;
   std::string source_;  // client IP, for the per-source connection count
   beast::flat_buffer buffer_;
-  std::optional<http::request_parser<RequestBody>> parser_;
+  std::unique_ptr<HeaderMemory> headerMemory_;  // with the TLS stream: for a client that talks
+  std::optional<RequestParser> parser_;
   HttpRequest req_;  // the request being handled, reused (handle())
   std::optional<http::response<http::empty_body>> continue_;
   std::string head_;  // the response's status line and fields, reused

@@ -231,6 +231,26 @@ TEST_F(HttpServerTest, MalformedHttpIs400) {
   EXPECT_EQ(badKinds(), std::vector<std::string>{"malformed-http"});
 }
 
+// Header fields live in memory the connection reuses (1.5 KiB); more spill to the heap. Many
+// fields, then few, then many again on one connection: every request is read whole.
+TEST_F(HttpServerTest, HeadersBeyondTheConnectionsFieldMemoryAreReadWhole) {
+  start();
+  auto c = client();
+  auto many = [](const std::string& body) {
+    std::string r = "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n";
+    for (int i = 0; i < 60; ++i)
+      r += "X-Field-" + std::to_string(i) + ": " + std::string(80, 'v') + "\r\n";
+    return r + "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  };
+  c.writeRaw(many("first"));
+  auto first = c.read();
+  EXPECT_EQ(first.status, 200);
+  EXPECT_EQ(first.body, "first");
+  EXPECT_EQ(c.request("POST", "/echo", "second", "text/plain").body, "second");
+  c.writeRaw(many("third"));
+  EXPECT_EQ(c.read().body, "third");
+}
+
 TEST_F(HttpServerTest, HugeHeadersAre431) {
   start();
   auto c = client();
