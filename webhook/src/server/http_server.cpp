@@ -38,6 +38,8 @@ namespace http = beast::http;
 using tcp = net::ip::tcp;
 using error_code = boost::system::error_code;
 
+namespace {
+
 // A connection's strand by its own type, not as net::any_io_executor: every asynchronous
 // operation copies its stream's executor, and the type-erased one allocated for each copy of a
 // strand (about 25 allocations and their reference counts per request).
@@ -56,8 +58,6 @@ struct HeaderMemory {
   alignas(std::max_align_t) char buffer[kBytes];
   std::pmr::monotonic_buffer_resource resource{buffer, kBytes};
 };
-
-namespace {
 
 class Session;
 
@@ -343,7 +343,8 @@ class Session : public std::enable_shared_from_this<Session> {
     headerMemory_->resource.release();
     parser_.emplace(std::piecewise_construct, std::make_tuple(),
                     std::make_tuple(FieldsAllocator(&headerMemory_->resource)));
-    parser_->get().body().swap(req_.body);  // empty, with the last small body's capacity
+    parser_->get().body().swap(req_.body);  // the last small body's capacity
+    parser_->get().body().clear();          // and none of its bytes, whatever path it took
     parser_->body_limit(env_->options.maxBodyBytes);
     parser_->header_limit(static_cast<std::uint32_t>(env_->options.maxHeaderBytes));
     expiresAfter(env_->options.headerTimeout);
@@ -482,6 +483,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (env_->options.requireClientCert && !clientVerified_ &&
         !env_->exemptFromClientCert(req.path)) {
       env_->bad("client-cert-required");
+      releaseBody();
       return respond(
           HttpResponse::text(
               403, "a client certificate signed by --client-ca is required for " + req.path),

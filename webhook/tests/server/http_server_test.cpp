@@ -47,6 +47,12 @@ class HttpServerTest : public ::testing::Test {
     });
     router_.add("GET", "/healthz",
                 [](const HttpRequest&) { return HttpResponse::text(200, "ok"); });
+    router_.add("POST", "/open-echo", [](const HttpRequest& r) {
+      HttpResponse res;
+      res.contentType = "text/plain";
+      res.body = r.body;
+      return res;
+    });
     router_.add("POST", "/slow", [](const HttpRequest&) {
       std::this_thread::sleep_for(800ms);
       return HttpResponse::text(200, "slow done");
@@ -66,7 +72,7 @@ class HttpServerTest : public ::testing::Test {
     HttpServerOptions options = options_;
     if (!clientCa.empty()) {
       options.requireClientCert = true;
-      options.clientCertExemptPaths = {"/healthz"};
+      options.clientCertExemptPaths = {"/healthz", "/open-echo"};
     }
     server_ = std::make_unique<HttpServer>(
         ioc_, std::make_shared<TlsContextStore>(tls.context),
@@ -338,6 +344,8 @@ TEST_F(HttpServerTest, ClientCaRequiresAClientCertificateExceptOnExemptPaths) {
   EXPECT_EQ(refused.status, 403) << refused.body;
   EXPECT_NE(refused.body.find("client certificate"), std::string::npos) << refused.body;
   EXPECT_EQ(badKindsSoon(), std::vector<std::string>{"client-cert-required"});
+  // The refused request's body is not carried into the next one on the connection.
+  EXPECT_EQ(anonymous.request("POST", "/open-echo", "next", "text/plain").body, "next");
 
   ClientOptions o;
   o.clientCert = certs_->file("client.crt");
