@@ -39,20 +39,16 @@ class HttpServerTest : public ::testing::Test {
   void start(std::string clientCa = {}) {
     auto tls = loadTlsContext({certs_->file("server.crt"), certs_->file("server.key"), clientCa});
     ASSERT_TRUE(tls.context) << tls.error;
-    router_.add("POST", "/echo", [](const HttpRequest& r) {
+    const auto echo = [](const HttpRequest& r) {
       HttpResponse res;
       res.contentType = "text/plain";
       res.body = r.body;
       return res;
-    });
+    };
+    router_.add("POST", "/echo", echo);
     router_.add("GET", "/healthz",
                 [](const HttpRequest&) { return HttpResponse::text(200, "ok"); });
-    router_.add("POST", "/open-echo", [](const HttpRequest& r) {
-      HttpResponse res;
-      res.contentType = "text/plain";
-      res.body = r.body;
-      return res;
-    });
+    router_.add("POST", "/open-echo", echo);  // exempt from the client certificate
     router_.add("POST", "/slow", [](const HttpRequest&) {
       std::this_thread::sleep_for(800ms);
       return HttpResponse::text(200, "slow done");
