@@ -1,4 +1,5 @@
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -155,12 +156,20 @@ TEST(JsonLogger, WritesWholeLinesFromManyThreadsAndFiltersLevels) {
 namespace gpua::telemetry {
 namespace {
 
+// Reads what reached the file through its descriptor, never through `f` itself: the logger's
+// writer thread writes through `f` meanwhile, and a read on the same stream (rewind, fread)
+// between its writes is undefined in C stdio (input followed by output needs a seek); a fresh
+// clone's run once lost the timer's line that way (JsonLoggerAsync.TheTimerWritesAnIdleQueue).
 std::string readAll(std::FILE* f) {
   std::fflush(f);
-  std::rewind(f);
   std::string all;
   char buf[65536];
-  while (std::size_t n = std::fread(buf, 1, sizeof buf, f)) all.append(buf, n);
+  for (off_t at = 0;;) {
+    const ssize_t n = ::pread(fileno(f), buf, sizeof buf, at);
+    if (n <= 0) break;
+    all.append(buf, static_cast<std::size_t>(n));
+    at += n;
+  }
   return all;
 }
 
