@@ -103,11 +103,26 @@ void reserveSimdSlack(std::string& text) {
   if (text.capacity() < text.size() + kSimdSlack) text.reserve(text.size() + kSimdSlack);
 }
 
+JsonFieldFilter<rapidjson::Document> filterFor(rapidjson::Document& target, const JsonKeep& keep,
+                                               JsonChooser chooser) {
+  return JsonFieldFilter<rapidjson::Document>(target, keep, chooser);
+}
+
 }  // namespace
+
+bool scanInSitu(std::string& text, rapidjson::Document& doc, std::size_t maxDepth) {
+  return scanned(text, doc, maxDepth, unfiltered);
+}
+
+bool scanInSitu(std::string& text, rapidjson::Document& doc, const JsonKeep& keep,
+                JsonChooser chooser, std::size_t maxDepth) {
+  return scanned(text, doc, maxDepth,
+                 [&](rapidjson::Document& target) { return filterFor(target, keep, chooser); });
+}
 
 DepthLimitedParse parseInSituWithDepthLimit(std::string& text, rapidjson::Document& doc,
                                             std::size_t maxDepth, InSituReader reader) {
-  if (reader == InSituReader::Scanner && scanned(text, doc, maxDepth, unfiltered)) return {};
+  if (reader == InSituReader::Scanner && scanInSitu(text, doc, maxDepth)) return {};
   reserveSimdSlack(text);
   rapidjson::InsituStringStream stream(text.data());
   return parseLimited<rapidjson::kParseInsituFlag>(stream, doc, maxDepth, unfiltered);
@@ -116,10 +131,8 @@ DepthLimitedParse parseInSituWithDepthLimit(std::string& text, rapidjson::Docume
 DepthLimitedParse parseInSituWithDepthLimit(std::string& text, rapidjson::Document& doc,
                                             const JsonKeep& keep, JsonChooser chooser,
                                             std::size_t maxDepth, InSituReader reader) {
-  auto filter = [&](rapidjson::Document& target) {
-    return JsonFieldFilter<rapidjson::Document>(target, keep, chooser);
-  };
-  if (reader == InSituReader::Scanner && scanned(text, doc, maxDepth, filter)) return {};
+  if (reader == InSituReader::Scanner && scanInSitu(text, doc, keep, chooser, maxDepth)) return {};
+  auto filter = [&](rapidjson::Document& target) { return filterFor(target, keep, chooser); };
   reserveSimdSlack(text);
   rapidjson::InsituStringStream stream(text.data());
   return parseLimited<rapidjson::kParseInsituFlag>(stream, doc, maxDepth, filter);

@@ -42,6 +42,14 @@ DepthLimitedParse parseInSituWithDepthLimit(std::string& text, rapidjson::Docume
                                             std::size_t maxDepth = kMaxJsonDepth,
                                             InSituReader reader = InSituReader::Scanner);
 
+// The scanner alone (kube/json_scanner.hpp): true when it read `text` into `doc`; false, with
+// `text` as it was, when it refused (invalid JSON, a raw control byte, excess depth...), and
+// RapidJSON's reader is to judge. A text it reads has no control byte but TAB, LF and CR
+// between values, so a caller's control-byte check is only needed when it refuses.
+bool scanInSitu(std::string& text, rapidjson::Document& doc, std::size_t maxDepth = kMaxJsonDepth);
+bool scanInSitu(std::string& text, rapidjson::Document& doc, const JsonKeep& keep,
+                JsonChooser chooser, std::size_t maxDepth = kMaxJsonDepth);
+
 // Parses a copy: `doc` owns its strings and `text` is read exactly to its length.
 DepthLimitedParse parseWithDepthLimit(std::string_view text, rapidjson::Document& doc,
                                       std::size_t maxDepth = kMaxJsonDepth);

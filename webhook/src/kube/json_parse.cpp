@@ -55,14 +55,21 @@ JsonParseResult parseJson(std::string_view text, rapidjson::Document& doc, std::
 
 JsonParseResult parseJsonInSitu(std::string& buffer, rapidjson::Document& doc, std::size_t maxDepth,
                                 InSituReader reader) {
+  // What the scanner reads passed the control-byte check already; only its refusals need it.
+  if (reader == InSituReader::Scanner && scanInSitu(buffer, doc, maxDepth)) return {};
   if (auto refused = refuseControlBytes(buffer); !refused.ok()) return refused;
-  return judged(parseInSituWithDepthLimit(buffer, doc, maxDepth, reader), maxDepth);
+  return judged(parseInSituWithDepthLimit(buffer, doc, maxDepth, InSituReader::RapidJson),
+                maxDepth);
 }
 
 JsonParseResult parseJsonInSitu(std::string& buffer, rapidjson::Document& doc, const JsonKeep& keep,
                                 JsonChooser chooser, std::size_t maxDepth, InSituReader reader) {
+  if (reader == InSituReader::Scanner && scanInSitu(buffer, doc, keep, chooser, maxDepth))
+    return {};
   if (auto refused = refuseControlBytes(buffer); !refused.ok()) return refused;
-  return judged(parseInSituWithDepthLimit(buffer, doc, keep, chooser, maxDepth, reader), maxDepth);
+  return judged(
+      parseInSituWithDepthLimit(buffer, doc, keep, chooser, maxDepth, InSituReader::RapidJson),
+      maxDepth);
 }
 
 }  // namespace gpua::kube
