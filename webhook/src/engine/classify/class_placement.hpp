@@ -48,23 +48,25 @@ inline std::string ruleOwner(const policy::WorkloadClass& cls) {
                              : "class " + cls.name;
 }
 
+// The pools `names` names, in that order, found by `find` (names without a pool are skipped).
+template <typename Find>
+std::vector<const policy::Pool*> poolsNamed(const std::vector<std::string>& names, Find find) {
+  std::vector<const policy::Pool*> out;
+  out.reserve(names.size());
+  for (const auto& name : names)
+    if (const auto* pool = find(name)) out.push_back(pool);
+  return out;
+}
+
 // The class's GPU pools, in its order: where its GPU pods go.
 inline std::vector<const policy::Pool*> gpuPoolsOf(const policy::WorkloadClass& cls,
                                                    const policy::PolicySet& policy) {
-  std::vector<const policy::Pool*> out;
-  out.reserve(cls.pools.size());
-  for (const auto& name : cls.pools)
-    if (const auto* pool = policy.findPool(name)) out.push_back(pool);
-  return out;
+  return poolsNamed(cls.pools, [&](const std::string& n) { return policy.findPool(n); });
 }
 
 inline std::vector<const policy::Pool*> cpuPoolsOf(const policy::WorkloadClass& cls,
                                                    const policy::PolicySet& policy) {
-  std::vector<const policy::Pool*> out;
-  out.reserve(cls.cpuPools.size());
-  for (const auto& name : cls.cpuPools)
-    if (const auto* pool = policy.findCpuPool(name)) out.push_back(pool);
-  return out;
+  return poolsNamed(cls.cpuPools, [&](const std::string& n) { return policy.findCpuPool(n); });
 }
 
 }  // namespace gpua::engine
