@@ -402,11 +402,13 @@ class Session : public std::enable_shared_from_this<Session> {
     write(std::move(busy), false, true);
   }
 
-  // Clients such as curl send "Expect: 100-continue" for large bodies and wait for it.
+  // Clients such as curl send "Expect: 100-continue" for large bodies and wait for it. An
+  // HTTP/1.0 client cannot read an interim answer: RFC 9110 10.1.1 says to ignore it there.
   void maybeContinue() {
-    const auto expect = parser_->get()[http::field::expect];
-    if (!equalsIgnoreCase(expect, "100-continue")) return readBody();
-    continue_.emplace(http::status::continue_, parser_->get().version());
+    const auto& head = parser_->get();
+    if (head.version() < 11 || !equalsIgnoreCase(head[http::field::expect], "100-continue"))
+      return readBody();
+    continue_.emplace(http::status::continue_, 11);
     expiresAfter(env_->options.bodyTimeout);
     http::async_write(*stream_, *continue_,
                       [self = shared_from_this()](error_code ec, std::size_t) {

@@ -264,10 +264,24 @@ TEST_F(HttpServerTest, ExpectContinueIsHonoured) {
   start();
   auto c = client();
   c.writeRaw("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n");
-  EXPECT_EQ(c.read().status, 100);
+  const auto interim = c.read();
+  EXPECT_EQ(interim.status, 100);
+  EXPECT_EQ(interim.version, 11);
   c.writeRaw("hello");
   auto res = c.read();
   EXPECT_EQ(res.status, 200);
+  EXPECT_EQ(res.body, "hello");
+}
+
+// RFC 9110 10.1.1: a server MUST ignore a 100-continue expectation in an HTTP/1.0 request; every
+// answer of this server is HTTP/1.1 (the fuzzer found an "HTTP/1.0 100 Continue").
+TEST_F(HttpServerTest, ExpectContinueOfAnHttp10RequestIsIgnored) {
+  start();
+  auto c = client();
+  c.writeRaw("POST /echo HTTP/1.0\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\nhello");
+  auto res = c.read();
+  EXPECT_EQ(res.status, 200);
+  EXPECT_EQ(res.version, 11);
   EXPECT_EQ(res.body, "hello");
 }
 

@@ -99,6 +99,7 @@ ClientResponse TlsTestClient::read() {
   const auto& res = parser.get();
   ClientResponse out;
   out.status = static_cast<int>(res.result_int());
+  out.version = static_cast<int>(res.version());
   out.body = res.body();
   out.contentType = std::string(res[http::field::content_type]);
   out.keepAlive = res.keep_alive();

@@ -18,6 +18,7 @@ inline constexpr const char* kServiceHost = "gpu-admission.gpu-admission.svc";
 
 struct ClientResponse {
   int status = 0;
+  int version = 0;  // 11 for HTTP/1.1
   std::string body;
   std::string contentType;
   bool keepAlive = false;
