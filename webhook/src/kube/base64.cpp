@@ -1,7 +1,9 @@
 #include "kube/base64.hpp"
 
 #include <array>
+#include <bit>
 #include <cstdint>
+#include <cstring>
 
 namespace gpua::kube {
 
@@ -19,6 +21,28 @@ constexpr std::array<int8_t, 256> makeDecodeTable() {
 
 constexpr auto kDecode = makeDecodeTable();
 
+// Every pair of output characters for 12 input bits: two table reads per 3 bytes instead of four.
+constexpr std::array<std::array<char, 2>, 4096> makePairTable() {
+  std::array<std::array<char, 2>, 4096> table{};
+  for (std::size_t i = 0; i < table.size(); ++i) table[i] = {kAlphabet[i >> 6], kAlphabet[i & 63]};
+  return table;
+}
+
+constexpr auto kPairs = makePairTable();
+
+// The 8 bytes at `in` as one big-endian number: its top 48 bits are the next 6 input bytes.
+uint64_t loadBigEndian64(const unsigned char* in) {
+  uint64_t v;
+  std::memcpy(&v, in, sizeof v);
+  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
+  return v;
+}
+
+char* putPair(char* o, uint32_t twelveBits) {
+  std::memcpy(o, kPairs[twelveBits].data(), 2);
+  return o + 2;
+}
+
 }  // namespace
 
 void base64Append(std::string& out, std::string_view bytes) {
@@ -29,12 +53,18 @@ void base64Append(std::string& out, std::string_view bytes) {
   out.resize(start + (n + 2) / 3 * 4);
   char* o = out.data() + start;
   std::size_t i = 0;
+  // Six bytes a step while an 8-byte load stays inside the input (the patch is ~1 KB: most of it).
+  for (; i + 8 <= n; i += 6) {
+    const uint64_t v = loadBigEndian64(in + i);
+    o = putPair(o, static_cast<uint32_t>(v >> 52) & 0xFFF);
+    o = putPair(o, static_cast<uint32_t>(v >> 40) & 0xFFF);
+    o = putPair(o, static_cast<uint32_t>(v >> 28) & 0xFFF);
+    o = putPair(o, static_cast<uint32_t>(v >> 16) & 0xFFF);
+  }
   for (; i + 3 <= n; i += 3) {
     const uint32_t v = (uint32_t{in[i]} << 16) | (uint32_t{in[i + 1]} << 8) | in[i + 2];
-    *o++ = kAlphabet[(v >> 18) & 63];
-    *o++ = kAlphabet[(v >> 12) & 63];
-    *o++ = kAlphabet[(v >> 6) & 63];
-    *o++ = kAlphabet[v & 63];
+    o = putPair(o, v >> 12);
+    o = putPair(o, v & 0xFFF);
   }
   if (const std::size_t rest = n - i; rest > 0) {
     uint32_t v = uint32_t{in[i]} << 16;
