@@ -16,7 +16,8 @@
 #
 # Environment: BUILD_DIR (default build/perf), SECONDS_PER_RUN (default 5), SERVER_CPU (1),
 # CLIENT_CPU (0), CONNS (16), SKIP_BUILD=1, SKIP_MICRO=1 (load only), SKIP_LOAD=1,
-# SKIP_FLOOD=1 (no p99-under-a-connection-flood run, webhook/bench/flood.sh),
+# SKIP_FLOOD=1 (no p99-under-a-connection-flood run, webhook/bench/flood.sh), SKIP_CALLGRIND=1
+# (no instruction count, webhook/bench/profile-callgrind.sh),
 # LOG_LEVEL (gpu-admission's --log-level; default: its default, info).
 set -euo pipefail
 
@@ -192,6 +193,13 @@ fi
 
 if [ "${SKIP_FLOOD:-0}" != 1 ]; then
   BUILD_DIR="$build" SKIP_BUILD=1 bash webhook/bench/flood.sh
+fi
+
+# Instructions per request: machine-independent, so counted after the timed runs (callgrind
+# slows the server about 50x; nothing else is measured meanwhile). SKIP_CALLGRIND=1 skips it.
+if [ "${SKIP_CALLGRIND:-0}" != 1 ] && command -v valgrind >/dev/null; then
+  echo "== instructions per request (callgrind, the typical review, /mutate)"
+  BUILD_DIR="$build" bash webhook/bench/profile-callgrind.sh webhook 1000 | tee "$out/callgrind.txt"
 fi
 
 echo
