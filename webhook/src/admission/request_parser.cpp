@@ -24,8 +24,14 @@ std::optional<std::string_view> stringAt(const Value& v, const char* key) {
   return std::string_view(m->GetString(), m->GetStringLength());
 }
 
-std::string stringOr(const Value& v, const char* key, std::string_view fallback = {}) {
-  return std::string(stringAt(v, key).value_or(fallback));
+std::string_view viewOr(const Value& v, const char* key) {
+  return stringAt(v, key).value_or(std::string_view());
+}
+
+// Assigns rather than constructs: a request reused from request to request keeps its strings'
+// capacity (a uid is longer than the short-string buffer).
+void assignString(std::string& out, const Value& v, const char* key) {
+  out = viewOr(v, key);
 }
 
 // Quotes a caller-supplied value for a message, cut short so a message stays one short line.
@@ -58,18 +64,18 @@ std::optional<RequestError> checkEnvelope(const Value& root) {
   return std::nullopt;
 }
 
-std::string objectName(const AdmissionRequest& r) {
+std::string_view objectName(const AdmissionRequest& r) {
   if (r.object == nullptr) return {};
   const Value* meta = member(*r.object, "metadata");
   if (meta == nullptr) return {};
-  std::string name = stringOr(*meta, "name");
-  return name.empty() ? stringOr(*meta, "generateName") : name;
+  const std::string_view name = viewOr(*meta, "name");
+  return name.empty() ? viewOr(*meta, "generateName") : name;
 }
 
-std::string objectNamespace(const AdmissionRequest& r) {
+std::string_view objectNamespace(const AdmissionRequest& r) {
   if (r.object == nullptr) return {};
   const Value* meta = member(*r.object, "metadata");
-  return meta == nullptr ? std::string() : stringOr(*meta, "namespace");
+  return meta == nullptr ? std::string_view() : viewOr(*meta, "namespace");
 }
 
 std::optional<RequestError> checkObject(const AdmissionRequest& r, const Value* object) {
@@ -92,11 +98,17 @@ void fillContext(AdmissionRequest& r, const Value& request, const engine::UsageS
   c.operation = r.operation;
   c.group = r.group;
   c.kind = r.kind;
-  c.namespaceName = stringOr(request, "namespace");
+  assignString(c.namespaceName, request, "namespace");
   if (c.namespaceName.empty()) c.namespaceName = objectNamespace(r);
+  // Copy-assigning a map reuses its nodes: the same namespace's labels allocate nothing.
   if (auto it = usage.namespaceLabels.find(c.namespaceName); it != usage.namespaceLabels.end())
     c.namespaceLabels = it->second;
-  if (const Value* user = member(request, "userInfo")) c.userName = stringOr(*user, "username");
+  else
+    c.namespaceLabels.clear();
+  if (const Value* user = member(request, "userInfo"))
+    assignString(c.userName, *user, "username");
+  else
+    c.userName.clear();
   const Value* dryRun = member(request, "dryRun");
   c.dryRun = dryRun != nullptr && dryRun->IsBool() && dryRun->GetBool();
 }
@@ -187,25 +199,35 @@ std::optional<RequestError> parseJsonInSitu(std::string& buffer, rapidjson::Docu
   return error(tooDeep ? "too-deep" : "invalid-json", parsed.message);
 }
 
-std::variant<AdmissionRequest, RequestError> readAdmissionRequest(
-    const rapidjson::Value& root, const engine::UsageSnapshot& usage) {
-  if (auto e = checkEnvelope(root)) return *e;
+std::optional<RequestError> readAdmissionRequest(const rapidjson::Value& root,
+                                                 const engine::UsageSnapshot& usage,
+                                                 AdmissionRequest& r) {
+  if (auto e = checkEnvelope(root)) return e;
   const Value& request = *member(root, "request");
-  AdmissionRequest r;
-  r.uid = stringOr(request, "uid");
-  r.operation = stringOr(request, "operation");
+  assignString(r.uid, request, "uid");
+  assignString(r.operation, request, "operation");
   if (const Value* kind = member(request, "kind")) {
-    r.group = stringOr(*kind, "group");
-    r.kind = stringOr(*kind, "kind");
+    assignString(r.group, *kind, "group");
+    assignString(r.kind, *kind, "kind");
+  } else {
+    r.group.clear();
+    r.kind.clear();
   }
-  r.subResource = stringOr(request, "subResource");
+  assignString(r.subResource, request, "subResource");
   const Value* object = member(request, "object");
-  if (auto e = checkObject(r, object)) return *e;
+  r.object = nullptr;
+  if (auto e = checkObject(r, object)) return e;
   if (object != nullptr && object->IsObject()) r.object = object;
-  r.name = stringOr(request, "name");
+  assignString(r.name, request, "name");
   if (r.name.empty()) r.name = objectName(r);
   fillContext(r, request, usage);
-  if (auto e = checkNames(r)) return *e;
+  return checkNames(r);
+}
+
+std::variant<AdmissionRequest, RequestError> readAdmissionRequest(
+    const rapidjson::Value& root, const engine::UsageSnapshot& usage) {
+  AdmissionRequest r;
+  if (auto e = readAdmissionRequest(root, usage, r)) return std::move(*e);
   return r;
 }
 

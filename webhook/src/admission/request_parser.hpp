@@ -49,6 +49,11 @@ std::optional<RequestError> parseJsonInSitu(std::string& buffer, rapidjson::Docu
 // `usage`.
 std::variant<AdmissionRequest, RequestError> readAdmissionRequest(
     const rapidjson::Value& root, const engine::UsageSnapshot& usage);
+// The same into `into`, every field it reads overwritten (a request object reused from request
+// to request keeps its strings' capacity); on an error `into` is partly filled.
+std::optional<RequestError> readAdmissionRequest(const rapidjson::Value& root,
+                                                 const engine::UsageSnapshot& usage,
+                                                 AdmissionRequest& into);
 
 // True for a CREATE of a Pod or of a workload whose pod templates the engine validates
 // (engine::isReviewableKind: the built-in workload kinds and policy.templateKinds), and for an

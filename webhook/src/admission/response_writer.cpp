@@ -52,9 +52,12 @@ void writePatch(JsonWriter& w, rapidjson::StringBuffer& out, const engine::Patch
   // quotes. RawValue writes the opening quote (and keeps the writer's separators right): the
   // writer copies raw values a character at a time, which for a patch of a kilobyte or more
   // cost more than the encoding itself.
-  thread_local std::string encoded;  // keeps its capacity across requests
+  thread_local std::string serialized;  // both keep their capacity across requests
+  thread_local std::string encoded;
+  serialized.clear();
+  engine::appendPatch(serialized, patch);
   encoded.clear();
-  kube::base64Append(encoded, engine::serializePatch(patch));
+  kube::base64Append(encoded, serialized);
   w.RawValue("\"", 1, rapidjson::kStringType);
   std::memcpy(out.Push(encoded.size()), encoded.data(), encoded.size());
   out.Put('"');
@@ -123,11 +126,14 @@ std::vector<std::string> warningsFor(const engine::Decision& d, Endpoint endpoin
   return sanitizeWarnings(out);
 }
 
-std::string writeResponse(std::string_view uid, const engine::Decision* decision,
-                          Endpoint endpoint) {
+void writeResponse(std::string_view uid, const engine::Decision* decision, Endpoint endpoint,
+                   std::string& out) {
+  // The buffer and the writer (whose nesting stack is heap memory) live as long as the thread:
+  // once warm, a response costs no allocation here.
   thread_local rapidjson::StringBuffer buffer;
+  thread_local JsonWriter w(buffer);
   buffer.Clear();
-  JsonWriter w(buffer);
+  w.Reset(buffer);
   w.StartObject();
   key(w, "apiVersion");
   string(w, "admission.k8s.io/v1");
@@ -147,7 +153,14 @@ std::string writeResponse(std::string_view uid, const engine::Decision* decision
   }
   w.EndObject();
   w.EndObject();
-  return std::string(buffer.GetString(), buffer.GetSize());
+  out.assign(buffer.GetString(), buffer.GetSize());
+}
+
+std::string writeResponse(std::string_view uid, const engine::Decision* decision,
+                          Endpoint endpoint) {
+  std::string out;
+  writeResponse(uid, decision, endpoint, out);
+  return out;
 }
 
 }  // namespace gpua::admission

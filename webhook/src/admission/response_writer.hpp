@@ -32,5 +32,8 @@ bool defersDenial(const engine::Decision& decision, Endpoint endpoint);
 // Endpoint::Mutate is admitted unchanged too, with no warnings: /validate reports it.
 std::string writeResponse(std::string_view uid, const engine::Decision* decision,
                           Endpoint endpoint);
+// The same into `out`, replacing what it held (its capacity kept: the request path's form).
+void writeResponse(std::string_view uid, const engine::Decision* decision, Endpoint endpoint,
+                   std::string& out);
 
 }  // namespace gpua::admission

@@ -28,17 +28,26 @@ ReviewResult& fail(ReviewResult& r, int status, RequestError e) {
   return r;
 }
 
-// Moves: the request is done with once the response is written (uid and names are often
-// longer than the short-string buffer, so copies would allocate).
-void recordFacts(ReviewResult& r, AdmissionRequest&& req) {
-  r.uid = std::move(req.uid);
-  r.namespaceName = std::move(req.context.namespaceName);
-  r.name = std::move(req.name);
-  r.kind = std::move(req.kind);
-  r.group = std::move(req.group);
-  r.operation = std::move(req.operation);
-  r.userName = std::move(req.context.userName);
+// Copies into strings the result keeps from request to request: no allocation once warm.
+void recordFacts(ReviewResult& r, const AdmissionRequest& req) {
+  r.uid = req.uid;
+  r.namespaceName = req.context.namespaceName;
+  r.name = req.name;
+  r.kind = req.kind;
+  r.group = req.group;
+  r.operation = req.operation;
+  r.userName = req.context.userName;
   r.dryRun = req.context.dryRun;
+}
+
+// What a result holds before a request is read into it; strings keep their capacity.
+void reset(ReviewResult& r) {
+  r.httpStatus = 200;
+  for (std::string* s : {&r.body, &r.errorKind, &r.uid, &r.namespaceName, &r.name, &r.kind,
+                         &r.operation, &r.group, &r.userName})
+    s->clear();
+  r.dryRun = false;
+  r.decision.reset();
 }
 
 RequestError internalError(const std::string& uid, std::string_view what) {
@@ -48,10 +57,10 @@ RequestError internalError(const std::string& uid, std::string_view what) {
 
 // The codec around one decision call; `decide` is called with the request's object and context.
 template <typename Decide>
-ReviewResult reviewWith(std::string_view requestBody, Endpoint endpoint,
-                        const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
-                        ReviewReader reader, const Decide& decide) {
-  ReviewResult r;
+void reviewWith(std::string_view requestBody, Endpoint endpoint, const policy::PolicySet& policy,
+                const engine::UsageSnapshot& usage, ReviewReader reader, const Decide& decide,
+                ReviewResult& r) {
+  reset(r);
   // Per thread like the arena: it keeps its capacity, so the copy allocates nothing once warm.
   // A rare huge request must not pin its size per thread: such a buffer is dropped next time.
   thread_local std::string buffer;
@@ -64,11 +73,17 @@ ReviewResult reviewWith(std::string_view requestBody, Endpoint endpoint,
   // document.
   rapidjson::CrtAllocator stackAllocator;
   rapidjson::Document doc(&arena, kParseStackBytes, &stackAllocator);
-  if (auto e = parseJsonInSitu(buffer, doc, reader)) return fail(r, 400, std::move(*e));
+  if (auto e = parseJsonInSitu(buffer, doc, reader)) {
+    fail(r, 400, std::move(*e));
+    return;
+  }
 
-  auto parsed = readAdmissionRequest(doc, usage);
-  if (auto* e = std::get_if<RequestError>(&parsed)) return fail(r, 400, std::move(*e));
-  auto& req = std::get<AdmissionRequest>(parsed);
+  // Per thread too, its strings reused; it points into this request's document only.
+  thread_local AdmissionRequest req;
+  if (auto e = readAdmissionRequest(doc, usage, req)) {
+    fail(r, 400, std::move(*e));
+    return;
+  }
   req.context.patchApplied = endpoint != Endpoint::Validate;
 
   if (routesToEngine(req, policy)) {
@@ -81,13 +96,13 @@ ReviewResult reviewWith(std::string_view requestBody, Endpoint endpoint,
       failure = internalError(req.uid, "unknown exception");
     }
     if (failure) {
-      recordFacts(r, std::move(req));
-      return fail(r, 500, std::move(*failure));
+      recordFacts(r, req);
+      fail(r, 500, std::move(*failure));
+      return;
     }
   }
-  r.body = writeResponse(req.uid, r.decision ? &*r.decision : nullptr, endpoint);
-  recordFacts(r, std::move(req));
-  return r;
+  writeResponse(req.uid, r.decision ? &*r.decision : nullptr, endpoint, r.body);
+  recordFacts(r, req);
 }
 
 }  // namespace
@@ -100,19 +115,33 @@ ReviewResult review(std::string_view requestBody, Endpoint endpoint,
 ReviewResult review(std::string_view requestBody, Endpoint endpoint,
                     const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
                     DecideFn decide) {
-  return reviewWith(requestBody, endpoint, policy, usage, ReviewReader::ScannedDocument,
-                    [&](const rapidjson::Value& object, const engine::RequestContext& context) {
-                      return decide(object, context, policy, usage);
-                    });
+  ReviewResult r;
+  reviewWith(
+      requestBody, endpoint, policy, usage, ReviewReader::ScannedDocument,
+      [&](const rapidjson::Value& object, const engine::RequestContext& context) {
+        return decide(object, context, policy, usage);
+      },
+      r);
+  return r;
 }
 
 ReviewResult review(std::string_view requestBody, Endpoint endpoint,
                     const policy::PolicySet& policy, const engine::UsageSnapshot& usage,
                     const engine::SupplySnapshot& supply, ReviewReader reader) {
-  return reviewWith(requestBody, endpoint, policy, usage, reader,
-                    [&](const rapidjson::Value& object, const engine::RequestContext& context) {
-                      return engine::decide(object, context, policy, usage, supply);
-                    });
+  ReviewResult r;
+  review(requestBody, endpoint, policy, usage, supply, r, reader);
+  return r;
+}
+
+void review(std::string_view requestBody, Endpoint endpoint, const policy::PolicySet& policy,
+            const engine::UsageSnapshot& usage, const engine::SupplySnapshot& supply,
+            ReviewResult& into, ReviewReader reader) {
+  reviewWith(
+      requestBody, endpoint, policy, usage, reader,
+      [&](const rapidjson::Value& object, const engine::RequestContext& context) {
+        return engine::decide(object, context, policy, usage, supply);
+      },
+      into);
 }
 
 }  // namespace gpua::admission

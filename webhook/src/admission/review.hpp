@@ -57,4 +57,11 @@ ReviewResult review(std::string_view requestBody, Endpoint endpoint,
                     const engine::SupplySnapshot& supply,
                     ReviewReader reader = ReviewReader::ScannedDocument);
 
+// The same into `into`, which a caller keeps from request to request (the request path: its
+// strings keep their capacity, so a warm result allocates nothing for them). Every field is
+// overwritten.
+void review(std::string_view requestBody, Endpoint endpoint, const policy::PolicySet& policy,
+            const engine::UsageSnapshot& usage, const engine::SupplySnapshot& supply,
+            ReviewResult& into, ReviewReader reader = ReviewReader::ScannedDocument);
+
 }  // namespace gpua::admission

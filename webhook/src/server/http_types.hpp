@@ -18,6 +18,9 @@ struct HttpRequest {
   std::string contentType;      // Content-Type header value, empty when absent
   std::string contentEncoding;  // Content-Encoding header value, empty when absent
   std::string body;
+  // Empty, with the capacity of the connection's last response body (server/http_server.cpp
+  // keeps small ones): a handler may take it for its response's body instead of allocating.
+  mutable std::string spareBody;
   // When the first byte of the request arrived: latency is measured from here.
   std::chrono::steady_clock::time_point received = std::chrono::steady_clock::now();
 };

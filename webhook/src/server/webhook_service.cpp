@@ -3,6 +3,7 @@
 #include <cctype>
 #include <chrono>
 #include <string>
+#include <utility>
 
 #include "admission/response_writer.hpp"
 #include "engine/decide.hpp"
@@ -109,22 +110,26 @@ HttpResponse WebhookService::admit(const HttpRequest& request, admission::Endpoi
   const auto policy = deps_.policy->get();
   if (!policy) return HttpResponse::text(503, "no policy loaded", "no-policy");
   const auto usage = usageSnapshot();
-  auto result = deps_.decide
-                    ? admission::review(request.body, endpoint, *policy, *usage, deps_.decide)
-                    : admission::review(request.body, endpoint, *policy, *usage,
-                                        *supply_.get(policy));
+  // One result per I/O thread, kept from request to request: its strings keep their capacity.
+  thread_local admission::ReviewResult result;
+  if (deps_.decide)
+    result = admission::review(request.body, endpoint, *policy, *usage, deps_.decide);
+  else
+    admission::review(request.body, endpoint, *policy, *usage, *supply_.get(policy), result);
   if (deps_.reserver && needsReservation(result, endpoint))
     reserve(request, endpoint, policy, *usage, result);
   record(request, result, *policy, endpoint);
 
-  // The body moves on to the response (record() is done with it): a typical response is
-  // kilobytes of base64 patch.
+  // The body goes to the response without a copy (record() is done with it): a typical response
+  // is kilobytes of base64 patch. The result takes the connection's spare buffer in exchange, so
+  // the next review writes into memory already there.
   if (result.httpStatus != 200)
-    return HttpResponse::text(result.httpStatus, std::move(result.body),
-                              std::move(result.errorKind));
+    return HttpResponse::text(result.httpStatus, std::exchange(result.body, {}),
+                              std::exchange(result.errorKind, {}));
   HttpResponse response;
   response.status = result.httpStatus;
-  response.body = std::move(result.body);
+  response.body = std::move(request.spareBody);
+  response.body.swap(result.body);
   return response;
 }
 

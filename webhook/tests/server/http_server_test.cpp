@@ -278,7 +278,8 @@ TEST_F(HttpServerTest, ExpectContinueIsHonoured) {
 TEST_F(HttpServerTest, ExpectContinueOfAnHttp10RequestIsIgnored) {
   start();
   auto c = client();
-  c.writeRaw("POST /echo HTTP/1.0\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\nhello");
+  c.writeRaw(
+      "POST /echo HTTP/1.0\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\nhello");
   auto res = c.read();
   EXPECT_EQ(res.status, 200);
   EXPECT_EQ(res.version, 11);

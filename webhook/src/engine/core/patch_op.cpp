@@ -37,7 +37,12 @@ const char* opName(PatchOp::Kind k) {
 
 std::string serializePatch(const Patch& patch) {
   std::string out;
-  std::size_t size = 2;
+  appendPatch(out, patch);
+  return out;
+}
+
+void appendPatch(std::string& out, const Patch& patch) {
+  std::size_t size = out.size() + 2;
   for (const auto& op : patch) size += op.path.size() + op.valueJson.size() + 40;
   out.reserve(size);
   out += '[';
@@ -57,7 +62,6 @@ std::string serializePatch(const Patch& patch) {
     out += '}';
   }
   out += ']';
-  return out;
 }
 
 }  // namespace gpua::engine

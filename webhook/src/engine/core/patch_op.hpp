@@ -19,5 +19,7 @@ std::string escapePointerToken(std::string_view token);
 
 // Serializes the patch as a JSON array: [{"op":"add","path":...,"value":...},...].
 std::string serializePatch(const Patch& patch);
+// The same, appended to `out` (whose capacity a caller may keep from request to request).
+void appendPatch(std::string& out, const Patch& patch);
 
 }  // namespace gpua::engine
