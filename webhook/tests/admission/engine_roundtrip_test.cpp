@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "admission/review.hpp"
 #include "engine/core/patch_op.hpp"
@@ -352,6 +353,74 @@ TEST(EngineCorpus, EnforcingPolicyPatchesAndDeniesCorpusPods) {
   EXPECT_GT(t.denied, 0);
   std::printf("corpus under the test policy: %d pods, %d patched, %d denied\n", t.pods, t.patched,
               t.denied);
+}
+
+// The request path keeps one result per thread and reviews into it: nothing of one request may
+// show in the next. Each review into the kept result must equal a fresh review of the same
+// bytes on a thread of its own, field by field, whatever came before (a mutation, a denial, a
+// refusal, another namespace with other labels, a request without userInfo or kind).
+TEST(ReviewIntoAKeptResult, EqualsAFreshReviewWhateverCameBefore) {
+  const auto policy = trainingPolicy();
+  engine::UsageSnapshot usage;
+  usage.available = true;
+  usage.namespaceLabels["team-a"] = {{"env", "dev"}, {"team", "vision"}};
+  RequestSpec mutate;
+  mutate.object = gpuPod(R"("gpu-admission.io/class":"training")", 2);
+  RequestSpec deny;
+  deny.uid = "deny-0000-1111-2222-333344445555-and-some-more";
+  deny.object = gpuPod(R"("app":"x")", 1);
+  RequestSpec otherNamespace = mutate;
+  otherNamespace.nameSpace = "unlabelled";
+  otherNamespace.dryRun = true;
+  const std::string envelopeOnly =
+      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u2",)"
+      R"("operation":"DELETE","namespace":"team-a"}})";
+  const std::vector<std::pair<std::string, Endpoint>> sequence = {
+      {reviewJson(mutate), Endpoint::Mutate},
+      {reviewJson(deny), Endpoint::Validate},
+      {"{not json", Endpoint::Mutate},
+      {reviewJson(otherNamespace), Endpoint::Both},
+      {envelopeOnly, Endpoint::Validate},
+      {R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{}})",
+       Endpoint::Mutate},
+      {reviewJson(mutate), Endpoint::Validate},
+      {reviewJson(deny), Endpoint::Mutate},
+      {reviewJson(mutate), Endpoint::Mutate},
+  };
+  ReviewResult kept;
+  for (std::size_t i = 0; i < sequence.size(); ++i) {
+    const auto& [body, endpoint] = sequence[i];
+    review(body, endpoint, policy, usage, engine::noSupply(), kept);
+    // On a new thread: the request path's per-thread state starts empty there.
+    ReviewResult fresh;
+    std::thread([&] { fresh = review(body, endpoint, policy, usage, engine::noSupply()); }).join();
+    const std::string at = "request " + std::to_string(i);
+    EXPECT_EQ(kept.httpStatus, fresh.httpStatus) << at;
+    EXPECT_EQ(kept.body, fresh.body) << at;
+    EXPECT_EQ(kept.errorKind, fresh.errorKind) << at;
+    EXPECT_EQ(kept.uid, fresh.uid) << at;
+    EXPECT_EQ(kept.namespaceName, fresh.namespaceName) << at;
+    EXPECT_EQ(kept.name, fresh.name) << at;
+    EXPECT_EQ(kept.kind, fresh.kind) << at;
+    EXPECT_EQ(kept.operation, fresh.operation) << at;
+    EXPECT_EQ(kept.group, fresh.group) << at;
+    EXPECT_EQ(kept.userName, fresh.userName) << at;
+    EXPECT_EQ(kept.dryRun, fresh.dryRun) << at;
+    ASSERT_EQ(kept.decision.has_value(), fresh.decision.has_value()) << at;
+    if (!fresh.decision) continue;
+    EXPECT_EQ(engine::serializePatch(kept.decision->patch),
+              engine::serializePatch(fresh.decision->patch))
+        << at;
+    EXPECT_EQ(kept.decision->warnings, fresh.decision->warnings) << at;
+    EXPECT_EQ(kept.decision->allowed(), fresh.decision->allowed()) << at;
+  }
+  // The sequence reached what it is meant to: a mutation, a denial, a refusal.
+  review(reviewJson(deny), Endpoint::Validate, policy, usage, engine::noSupply(), kept);
+  ASSERT_TRUE(kept.decision.has_value());
+  EXPECT_FALSE(kept.decision->allowed());
+  review("{not json", Endpoint::Mutate, policy, usage, engine::noSupply(), kept);
+  EXPECT_EQ(kept.httpStatus, 400);
+  EXPECT_FALSE(kept.decision.has_value());
 }
 
 }  // namespace

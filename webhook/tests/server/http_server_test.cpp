@@ -46,6 +46,18 @@ class HttpServerTest : public ::testing::Test {
       return res;
     };
     router_.add("POST", "/echo", echo);
+    // Echoes into the connection's spare buffer, as the webhook's handler answers: the spare
+    // must be empty, and holds the last response's capacity when that one was small.
+    router_.add("POST", "/spare-echo", [](const HttpRequest& r) {
+      HttpResponse res;
+      res.contentType = "text/plain";
+      res.headers.emplace_back("X-Spare", r.spareBody.empty()
+                                              ? std::to_string(r.spareBody.capacity())
+                                              : std::string("not-empty"));
+      res.body = std::move(r.spareBody);
+      res.body.append(r.body);
+      return res;
+    });
     router_.add("GET", "/healthz",
                 [](const HttpRequest&) { return HttpResponse::text(200, "ok"); });
     router_.add("POST", "/open-echo", echo);  // exempt from the client certificate
@@ -173,6 +185,28 @@ TEST_F(HttpServerTest, ResponsesOfEverySizeArriveWhole) {
     EXPECT_EQ(res.status, 200) << n;
     EXPECT_EQ(res.body.size(), n);
     EXPECT_TRUE(res.keepAlive);
+  }
+}
+
+// A handler may write its response into the connection's spare buffer (the last response's,
+// kept when at most 8 KiB): every response arrives whole and alone, a small one's capacity comes
+// back with the next request, a large one's is not kept.
+TEST_F(HttpServerTest, TheSpareResponseBufferCarriesNothingAndKeepsOnlySmallCapacity) {
+  start();
+  auto c = client();
+  std::size_t lastCapacity = 0;
+  for (std::size_t n : {3000u, 10u, 9000u, 20000u, 50u, 5000u, 0u, 7u}) {
+    auto res = c.request("POST", "/spare-echo", std::string(n, static_cast<char>('a' + n % 26)),
+                         "text/plain");
+    ASSERT_EQ(res.status, 200) << n;
+    EXPECT_EQ(res.body, std::string(n, static_cast<char>('a' + n % 26))) << n;
+    ASSERT_NE(res.headers["X-Spare"], "not-empty") << n;
+    const std::size_t spare = std::stoul(res.headers["X-Spare"]);
+    EXPECT_LE(spare, 8u << 10) << n;
+    if (lastCapacity >= 16 && lastCapacity <= (8u << 10)) {
+      EXPECT_GE(spare, lastCapacity) << n;
+    }
+    lastCapacity = n;
   }
 }
 
