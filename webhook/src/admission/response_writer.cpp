@@ -63,7 +63,7 @@ void writePatch(JsonWriter& w, rapidjson::StringBuffer& out, const engine::Patch
   out.Put('"');
 }
 
-void writeStrings(JsonWriter& w, std::string_view name, const std::vector<std::string>& items) {
+void writeStrings(JsonWriter& w, std::string_view name, std::span<const std::string> items) {
   if (items.empty()) return;
   key(w, name);
   w.StartArray();
@@ -96,7 +96,7 @@ void writeWarnings(JsonWriter& w, const engine::Decision& d, Endpoint endpoint) 
   writeStrings(w, "warnings", warningsFor(d, endpoint));
 }
 
-std::string joined(const std::vector<std::string>& items) {
+std::string joined(std::span<const std::string> items) {
   std::string out;
   for (const auto& s : items) out += (out.empty() ? "" : "; ") + s;
   return out;

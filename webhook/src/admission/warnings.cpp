@@ -19,7 +19,7 @@ std::size_t totalBytes(const std::vector<Lines>& kept) {
 }
 
 // Every warning (as its lines) that fits the total budget, and how many did not.
-std::vector<Lines> withinBudget(const std::vector<std::string>& warnings, std::size_t& omitted) {
+std::vector<Lines> withinBudget(std::span<const std::string> warnings, std::size_t& omitted) {
   std::vector<std::string> seen;
   std::vector<Lines> kept;
   std::size_t total = 0;
@@ -42,7 +42,7 @@ std::vector<Lines> withinBudget(const std::vector<std::string>& warnings, std::s
 
 }  // namespace
 
-bool warningsAreClean(const std::vector<std::string>& warnings) {
+bool warningsAreClean(std::span<const std::string> warnings) {
   constexpr std::size_t kMaxCompared = 16;  // more warnings than this take the general path
   if (warnings.size() > kMaxCompared) return false;
   std::size_t total = 0;
@@ -56,7 +56,7 @@ bool warningsAreClean(const std::vector<std::string>& warnings) {
   return total <= kMaxWarningTotalBytes;
 }
 
-std::vector<std::string> sanitizeWarnings(const std::vector<std::string>& warnings) {
+std::vector<std::string> sanitizeWarnings(std::span<const std::string> warnings) {
   std::size_t omitted = 0;
   std::vector<Lines> kept = withinBudget(warnings, omitted);
   if (omitted > 0) {

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -18,11 +19,17 @@ inline constexpr std::size_t kMaxWarningTotalBytes = 4096;  // all warnings of o
 // kMaxWarningBytes (splitWarning); empty and duplicate warnings dropped; warnings whose lines
 // would exceed the total budget dropped whole, and the last kept one replaced by a note saying
 // how many were omitted (when it fits).
-std::vector<std::string> sanitizeWarnings(const std::vector<std::string>& warnings);
+std::vector<std::string> sanitizeWarnings(std::span<const std::string> warnings);
+inline std::vector<std::string> sanitizeWarnings(const std::vector<std::string>& warnings) {
+  return sanitizeWarnings(std::span<const std::string>(warnings));
+}
 
 // True when sanitizeWarnings(warnings) is `warnings` itself: every warning a clean line of one
 // warning line's length, none empty or repeated, all within the budget. The engine's warnings
 // nearly always are, and the response writer then writes them without copying.
-bool warningsAreClean(const std::vector<std::string>& warnings);
+bool warningsAreClean(std::span<const std::string> warnings);
+inline bool warningsAreClean(const std::vector<std::string>& warnings) {
+  return warningsAreClean(std::span<const std::string>(warnings));
+}
 
 }  // namespace gpua::admission

@@ -355,7 +355,7 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
 
 // The template's own mutations, with paths under its place in the workload; `changes` name it.
 void mutateTemplate(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& ev,
-                    const PodTemplateRef& t, Patch& patch, std::vector<std::string>& changes) {
+                    const PodTemplateRef& t, Patch& patch, TextList& changes) {
   Decision own;
   if (ev.cls != nullptr) mutate(pod, gpu, s, ev, own);
   if (ev.cls == nullptr && ev.allPodsRules) mutateAllPodsDefaults(pod, gpu, s, own);
@@ -377,7 +377,7 @@ void decideWorkload(const rapidjson::Value& object, std::vector<PodTemplateRef>&
   d.outcome = Outcome::NoGpu;
   d.reason = templates.empty() ? "no pod template found" : "";
   Patch patch;
-  std::vector<std::string> changes;
+  TextList changes;
   for (auto& t : templates) {
     const PodView pod =
         templateViewOf(*t.tmpl, s.context.kind, name, t.path, std::move(t.controllerLabels));
@@ -417,10 +417,9 @@ std::string_view namespaceOf(const rapidjson::Value& object, const RequestContex
   return json::stringMember(json::objectMember(&object, "metadata"), "namespace");
 }
 
-Decision decideImpl(const rapidjson::Value& object, const RequestContext& context,
-                    const policy::PolicySet& policy, const UsageSnapshot& usage,
-                    const SupplySnapshot& supply) {
-  Decision d;
+void decideImpl(const rapidjson::Value& object, const RequestContext& context,
+                const policy::PolicySet& policy, const UsageSnapshot& usage,
+                const SupplySnapshot& supply, Decision& d) {
   // An empty kind (a caller that did not say) falls back to the object's own kind.
   const std::string_view kind =
       context.kind.empty() ? json::stringMember(&object, "kind") : std::string_view(context.kind);
@@ -429,21 +428,21 @@ Decision decideImpl(const rapidjson::Value& object, const RequestContext& contex
   const bool update = context.operation == "UPDATE" && mutates;
   if (context.operation != "CREATE" && !update) {
     d.reason = "operation " + text::oneLine(context.operation, 20) + " is not checked";
-    return d;
+    return;
   }
   std::optional<std::vector<PodTemplateRef>> templates;
   if (!isPod) {
     templates = findPodTemplates(object, context.group, context.kind, policy);
     if (!templates) {
       d.reason = "kind " + text::oneLine(context.kind, 60) + " has no pod templates to check";
-      return d;
+      return;
     }
   }
   const std::string_view ns = namespaceOf(object, context);
   if (policy.exemptNamespaces.covers(ns, context.namespaceLabels)) {
     d.outcome = Outcome::Exempt;
     d.reason = "namespace " + text::quoted(ns) + " is exempt";
-    return d;
+    return;
   }
   d.mode = rolloutMode(policy, ns, context.namespaceLabels);
   const Scope scope{context, policy, usage, ns, supply, kind};
@@ -453,7 +452,6 @@ Decision decideImpl(const rapidjson::Value& object, const RequestContext& contex
     decideWorkload(object, *templates, scope, mutates, update, d);
   }
   applyVerdict(d);
-  return d;
 }
 
 }  // namespace
@@ -475,19 +473,27 @@ Decision decide(const rapidjson::Value& object, const RequestContext& context,
 Decision decide(const rapidjson::Value& object, const RequestContext& context,
                 const policy::PolicySet& policy, const UsageSnapshot& usage,
                 const SupplySnapshot& supply) {
+  Decision d;
+  decide(object, context, policy, usage, supply, d);
+  return d;
+}
+
+void decide(const rapidjson::Value& object, const RequestContext& context,
+            const policy::PolicySet& policy, const UsageSnapshot& usage,
+            const SupplySnapshot& supply, Decision& d) {
+  d.clear();
   try {
-    return decideImpl(object, context, policy, usage, supply);
+    decideImpl(object, context, policy, usage, supply, d);
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& e) {
     // A bug, not the pod's fault; still an answer rather than a crash of the server.
-    Decision d;
+    d.clear();
     d.reason = "internal error";
     d.violations.push_back({"internal-error", "gpu-admission could not evaluate the pod (" +
                                                   text::oneLine(e.what(), 200) +
                                                   "): tell the platform team"});
     applyVerdict(d);
-    return d;
   }
 }
 

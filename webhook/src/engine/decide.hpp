@@ -46,6 +46,13 @@ Decision decide(const rapidjson::Value& object, const RequestContext& context,
                 const policy::PolicySet& policy, const UsageSnapshot& usage,
                 const SupplySnapshot& supply);
 
+// The same into `into`, which is cleared first (Decision::clear: its patch, changes and
+// warnings keep their memory, so a caller deciding into one Decision again and again, as the
+// request path does per thread, writes them without allocating once warm).
+void decide(const rapidjson::Value& object, const RequestContext& context,
+            const policy::PolicySet& policy, const UsageSnapshot& usage,
+            const SupplySnapshot& supply, Decision& into);
+
 // The snapshot of "no node source": capacity checks off.
 const SupplySnapshot& noSupply();
 

@@ -1,5 +1,7 @@
 #include "engine/verdict.hpp"
 
+#include <algorithm>
+
 #include "engine/core/text.hpp"
 #include "engine/validate/quota_check.hpp"
 
@@ -23,23 +25,23 @@ std::size_t moreSize(std::size_t n) {
   return 9 + digits;
 }
 
-std::string changeSummary(const Decision& d) {
-  std::string out;
-  out.reserve(kChangeSummaryBytes + 32);
+void appendChangeSummary(std::string& out, const Decision& d) {
   out.append("gpu-admission: class ").append(d.className).append(": ");
   const std::size_t n = d.changes.size();
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t itemSize = (i > 0 ? 2 : 0) + d.changes[i].size();
     const std::size_t after = i + 1 < n ? moreSize(n - i - 1) : 0;
-    if (i > 0 && out.size() + itemSize + after > kChangeSummaryBytes) return out + more(n - i);
+    if (i > 0 && out.size() + itemSize + after > kChangeSummaryBytes) {
+      out += more(n - i);
+      return;
+    }
     if (i > 0) out += ", ";
     out += d.changes[i];
   }
-  return out;
 }
 
 // In place: each warning made one line, and the list cut where it passes the total budget.
-void capWarnings(std::vector<std::string>& warnings) {
+void capWarnings(TextList& warnings) {
   std::size_t total = 0;
   for (std::size_t i = 0; i < warnings.size(); ++i) {
     auto& w = warnings[i];
@@ -114,15 +116,19 @@ void applyVerdict(Decision& d) {
     d.warnings.clear();
     return;
   }
-  std::vector<std::string> warnings;
-  warnings.reserve(1 + all.size() + d.warnings.size());
-  if (!d.changes.empty()) warnings.push_back(changeSummary(d));
+  // The verdict's warnings go first, the engine's notices (already in d.warnings) after them:
+  // appended, then rotated to the front, so each string is written where it stays.
+  const std::size_t notices = d.warnings.size();
+  if (!d.changes.empty()) appendChangeSummary(d.warnings.next(), d);
+  const auto prefixed = [&](std::string_view prefix, const Violation& v) {
+    d.warnings.next().append(prefix).append(v.message);
+  };
   if (d.mode == policy::Mode::Warn)
-    for (const auto* v : all) warnings.push_back(std::string(kWarnModePrefix) + v->message);
+    for (const auto* v : all) prefixed(kWarnModePrefix, *v);
   if (d.mode == policy::Mode::Enforce)  // only advisory ones are left: nothing was enforced
-    for (const auto* v : all) warnings.push_back("gpu-admission (capacity warning): " + v->message);
-  for (auto& w : d.warnings) warnings.push_back(std::move(w));
-  d.warnings = std::move(warnings);
+    for (const auto* v : all) prefixed("gpu-admission (capacity warning): ", *v);
+  std::rotate(d.warnings.begin(), d.warnings.begin() + static_cast<std::ptrdiff_t>(notices),
+              d.warnings.end());
   capWarnings(d.warnings);
 }
 

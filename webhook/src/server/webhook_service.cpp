@@ -203,24 +203,24 @@ void WebhookService::record(const HttpRequest& request, const admission::ReviewR
   const auto how = decisionLogClass(d);
   if (!log.enabled(how.level)) return;
   if (how.sampled && deps_.logSampler && !deps_.logSampler->keep()) return;
-  static const std::vector<std::string> kNone;
-  log.log(how.level, "admission decision",
-          {{"path", path},
-           {"uid", result.uid},
-           {"namespace", result.namespaceName},
-           {"name", result.name},
-           {"kind", result.kind},
-           {"operation", result.operation},
-           {"dryRun", result.dryRun},
-           {"class", cls},
-           {"decision", decision},
-           {"outcome", outcome},
-           {"reason", d ? std::string_view(d->reason) : std::string_view()},
-           {"mode", d ? engine::modeName(d->mode) : ""},
-           {"message", d && d->denial ? std::string_view(d->denial->message) : ""},
-           {"changes", d ? d->changes : kNone},
-           {"policyRevision", policy.revision},
-           {"latency_us", micros}});
+  log.log(
+      how.level, "admission decision",
+      {{"path", path},
+       {"uid", result.uid},
+       {"namespace", result.namespaceName},
+       {"name", result.name},
+       {"kind", result.kind},
+       {"operation", result.operation},
+       {"dryRun", result.dryRun},
+       {"class", cls},
+       {"decision", decision},
+       {"outcome", outcome},
+       {"reason", d ? std::string_view(d->reason) : std::string_view()},
+       {"mode", d ? engine::modeName(d->mode) : ""},
+       {"message", d && d->denial ? std::string_view(d->denial->message) : ""},
+       {"changes", d ? std::span<const std::string>(d->changes) : std::span<const std::string>()},
+       {"policyRevision", policy.revision},
+       {"latency_us", micros}});
 }
 
 void WebhookService::countBadRequest(std::string_view kind) {

@@ -50,6 +50,7 @@ class LogField {
   LogField(std::string_view key, const std::vector<std::string>& v)
       : key_(key), value_(std::span<const std::string>(v)) {}
   LogField(std::string_view key, std::vector<std::string>&& v) = delete;  // would dangle
+  LogField(std::string_view key, std::span<const std::string> v) : key_(key), value_(v) {}
   LogField(std::string_view key, std::nullptr_t) : key_(key), value_(std::monostate{}) {}
 
   // Appends `,"key":value`.

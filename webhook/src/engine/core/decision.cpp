@@ -20,4 +20,21 @@ const char* outcomeName(Decision::Outcome o) {
   return "Unknown";
 }
 
+void Decision::clear() {
+  outcome = Outcome::NotApplicable;
+  className.clear();
+  reason.clear();
+  mode = policy::Mode::Enforce;
+  patch.clear();
+  changes.clear();
+  warnings.clear();
+  violations.clear();
+  denial.reset();
+  auditAnnotations.clear();
+  gpuEquivalents = 0;
+  quotaUnchecked = false;
+  quotaCharge.reset();
+  priorityClass.clear();
+}
+
 }  // namespace gpua::engine

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/core/patch_op.hpp"
+#include "engine/core/recycled_list.hpp"
 #include "policy/policy_set.hpp"
 
 namespace gpua::engine {
@@ -43,6 +44,9 @@ struct QuotaCharge {
   std::string podName;  // metadata.name, else generateName
 };
 
+// Lines of text whose strings are reused when a Decision is (recycled_list.hpp).
+using TextList = RecycledList<std::string>;
+
 struct Decision {
   enum class Outcome {
     NotApplicable,  // not a pod / workload CREATE the policy cares about (left alone)
@@ -58,8 +62,8 @@ struct Decision {
   policy::Mode mode = policy::Mode::Enforce;  // the rollout mode that applied
 
   Patch patch;                        // empty when nothing changes (or when denied)
-  std::vector<std::string> changes;   // short human list of what the patch does
-  std::vector<std::string> warnings;  // for AdmissionResponse.warnings (each one line, short)
+  TextList changes;                   // short human list of what the patch does
+  TextList warnings;                  // for AdmissionResponse.warnings (each one line, short)
   std::vector<Violation> violations;  // every broken rule, whatever the mode
   std::optional<Denial> denial;       // set only when a violation is enforced
   std::map<std::string, std::string> auditAnnotations;  // keys valid for auditAnnotations
@@ -75,6 +79,10 @@ struct Decision {
   std::string priorityClass;
 
   bool allowed() const { return !denial.has_value(); }
+
+  // Back to a default-constructed Decision, keeping the memory of its patch, changes and
+  // warnings for the next decision made into it (the request path decides into one per thread).
+  void clear();
 };
 
 // Warn mode lists each violation in Decision.warnings behind this prefix.

@@ -4,15 +4,29 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/recycled_list.hpp"
+
 namespace gpua::engine {
 
 struct PatchOp {
   enum class Kind { Add, Remove, Replace } kind = Kind::Add;
   std::string path;       // JSON Pointer, tokens already escaped (~0, ~1)
   std::string valueJson;  // serialized JSON value; empty for Remove
+
+  // For RecycledList: an op emptied for reuse, its strings' capacity kept unless huge.
+  void clear() {
+    kind = Kind::Add;
+    path.clear();
+    valueJson.clear();
+  }
+  void releaseIfLarge(std::size_t bytes) {
+    if (path.capacity() > bytes) std::string().swap(path);
+    if (valueJson.capacity() > bytes) std::string().swap(valueJson);
+  }
+  friend bool operator==(const PatchOp&, const PatchOp&) = default;
 };
 
-using Patch = std::vector<PatchOp>;
+using Patch = RecycledList<PatchOp>;
 
 // Escapes one JSON Pointer reference token: '~' -> "~0", then '/' -> "~1".
 std::string escapePointerToken(std::string_view token);

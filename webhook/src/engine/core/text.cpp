@@ -72,7 +72,7 @@ std::string number(double v) {
   return out;
 }
 
-std::string join(const std::vector<std::string>& items, std::string_view separator) {
+std::string join(std::span<const std::string> items, std::string_view separator) {
   std::string out;
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (i > 0) out += separator;

@@ -2,6 +2,7 @@
 // without useless decimals.
 #pragma once
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,7 +17,7 @@ std::string quoted(std::string_view s);
 std::string number(double v);
 
 // "a, b, c"
-std::string join(const std::vector<std::string>& items, std::string_view separator = ", ");
+std::string join(std::span<const std::string> items, std::string_view separator = ", ");
 
 // Replaces control characters by spaces and cuts at `maxBytes` (UTF-8 safe).
 std::string oneLine(std::string_view s, std::size_t maxBytes);

@@ -27,7 +27,7 @@ struct MutationContext {
 
 struct MutationOutput {
   Patch& patch;
-  std::vector<std::string>& changes;
+  TextList& changes;
 
   void add(std::string path, std::string valueJson) {
     patch.push_back({PatchOp::Kind::Add, std::move(path), std::move(valueJson)});

@@ -297,7 +297,7 @@ std::string shapeUnknown(const CapacityInput& in, const PoolViews& pools, std::s
 }
 
 void waitingHint(const CapacityInput& in, const PoolViews& pools, std::string_view resource,
-                 int64_t demand, std::vector<std::string>& out) {
+                 int64_t demand, TextList& out) {
   const PoolView* full = nullptr;
   const PoolView* holds = nullptr;
   for (std::size_t i = 0; i < pools.size(); ++i) {
@@ -332,7 +332,7 @@ policy::CapacityCheck capacityCheckOf(const policy::WorkloadClass& cls,
 }
 
 void checkCapacity(const CapacityInput& in, std::vector<Violation>& violations,
-                   std::vector<std::string>& warnings) {
+                   TextList& warnings) {
   const auto check = capacityCheckOf(in.cls, in.policy);
   if (check == policy::CapacityCheck::Off || !in.supply.available ||
       in.supply.policyRevision != in.policy.revision || in.pools.empty())

@@ -198,8 +198,7 @@ std::vector<std::string> quotasCovering(const policy::PolicySet& policy,
   return names;
 }
 
-bool checkQuotas(const QuotaInput& in, std::vector<Violation>& violations,
-                 std::vector<std::string>& warnings) {
+bool checkQuotas(const QuotaInput& in, std::vector<Violation>& violations, TextList& warnings) {
   if (in.gpuEquivalents <= 0 && in.units.empty()) return false;
   for (const auto& q : in.policy.quotas) {
     if (!q.namespaces.matches(in.namespaceName, in.namespaceLabels)) continue;

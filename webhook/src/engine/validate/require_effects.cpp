@@ -20,7 +20,7 @@ using Mutator = void (*)(const MutationContext&, MutationOutput&);
 // The ops `mutator` would write for this pod; nothing is kept.
 Patch dryRun(Mutator mutator, const ValidationInput& in, std::string_view rewriteTo) {
   Patch patch;
-  std::vector<std::string> changes;
+  TextList changes;
   MutationOutput out{patch, changes};
   const MutationContext ctx{in.pod, in.gpu, in.policy, in.cls, in.pools, rewriteTo};
   mutator(ctx, out);
@@ -120,7 +120,7 @@ policy::Pool expressionsOnly(const policy::Pool& pool) {
 Patch expressionsPatch(const ValidationInput& in, const policy::Pool& pool) {
   const policy::Pool expressions = expressionsOnly(pool);
   Patch patch;
-  std::vector<std::string> changes;
+  TextList changes;
   MutationOutput out{patch, changes};
   mutateAffinity({in.pod, in.gpu, in.policy, in.cls, {&expressions}, {}}, out);
   return patch;
