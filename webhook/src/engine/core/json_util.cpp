@@ -2,23 +2,14 @@
 
 namespace gpua::engine::json {
 
-namespace {
-// The same writer as `Writer`, over the appending stream. Writing one value never pushes onto
-// its level stack for a scalar, and pushes lazily otherwise, so constructing it is free.
-using AppendWriter = rapidjson::Writer<StringAppender>;
-
-// What that writer escapes (UTF-8 to UTF-8, default flags): control characters, '"' and '\\'.
-// Every other byte, non-ASCII included, is written as it is.
 bool needsEscape(std::string_view s) {
   for (const char c : s)
     if (static_cast<unsigned char>(c) < 0x20 || c == '"' || c == '\\') return true;
   return false;
 }
-}  // namespace
 
 void appendSerialized(std::string& out, const Value& v) {
-  StringAppender stream{out};
-  AppendWriter writer(stream);
+  AppendWriter writer(out);
   v.Accept(writer);
 }
 
@@ -31,8 +22,7 @@ void appendQuoted(std::string& out, std::string_view s) {
     out.push_back('"');
     return;
   }
-  StringAppender stream{out};
-  AppendWriter writer(stream);
+  AppendWriter writer(out);
   writer.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
 }
 

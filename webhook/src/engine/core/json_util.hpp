@@ -37,6 +37,30 @@ struct StringAppender {
   void Flush() {}
 };
 
+// Memory for a writer's nesting stack, on the C++ stack: RapidJSON's default allocates the stack
+// on the heap for every writer that opens an object or array (16 bytes a level; deeper than the
+// bytes here spills to the heap).
+struct WriterStackMemory {
+  static constexpr std::size_t kLevels = 16;
+  alignas(16) char bytes[kLevels * 16 + 64];
+  rapidjson::MemoryPoolAllocator<> allocator{bytes, sizeof bytes};
+};
+
+// The writer the engine builds JSON values with: appends to a std::string, its nesting stack in
+// the object (no allocation of its own).
+class AppendWriter : private WriterStackMemory,
+                     public rapidjson::Writer<StringAppender, rapidjson::UTF8<>, rapidjson::UTF8<>,
+                                              rapidjson::MemoryPoolAllocator<>> {
+ public:
+  explicit AppendWriter(std::string& out)
+      : Writer(stream_, &allocator, WriterStackMemory::kLevels), stream_{out} {}
+  AppendWriter(const AppendWriter&) = delete;
+  AppendWriter& operator=(const AppendWriter&) = delete;
+
+ private:
+  StringAppender stream_;  // used by the writer only when something is written
+};
+
 // Serializes `v` as compact JSON text.
 std::string serialize(const Value& v);
 
@@ -46,5 +70,8 @@ std::string quoteString(std::string_view s);
 // The same two, appended to `out` (byte-identical to the returning forms).
 void appendSerialized(std::string& out, const Value& v);
 void appendQuoted(std::string& out, std::string_view s);
+// What the writer escapes (UTF-8 to UTF-8, default flags): control characters, '"' and '\\'.
+// Every other byte, non-ASCII included, is written as it is.
+bool needsEscape(std::string_view s);
 
 }  // namespace gpua::engine::json

@@ -7,6 +7,11 @@ namespace gpua::engine {
 std::string escapePointerToken(std::string_view token) {
   std::string out;
   out.reserve(token.size() + 4);
+  appendPointerToken(out, token);
+  return out;
+}
+
+void appendPointerToken(std::string& out, std::string_view token) {
   for (char c : token) {
     if (c == '~') {
       out += "~0";
@@ -16,7 +21,6 @@ std::string escapePointerToken(std::string_view token) {
       out += c;
     }
   }
-  return out;
 }
 
 namespace {

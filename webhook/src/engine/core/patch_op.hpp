@@ -30,6 +30,8 @@ using Patch = RecycledList<PatchOp>;
 
 // Escapes one JSON Pointer reference token: '~' -> "~0", then '/' -> "~1".
 std::string escapePointerToken(std::string_view token);
+// The same, appended to `out`.
+void appendPointerToken(std::string& out, std::string_view token);
 
 // Serializes the patch as a JSON array: [{"op":"add","path":...,"value":...},...].
 std::string serializePatch(const Patch& patch);

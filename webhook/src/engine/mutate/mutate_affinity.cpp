@@ -54,7 +54,7 @@ bool termHasPool(const rapidjson::Value* term, const rapidjson::Value* nodeSelec
 }
 
 // The pool's expressions not already in `term` (null term = all of them).
-using AppendWriter = rapidjson::Writer<json::StringAppender>;
+using json::AppendWriter;
 
 void writeString(AppendWriter& w, std::string_view s) {
   w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
@@ -109,22 +109,32 @@ void writeTermWithPool(AppendWriter& w, const rapidjson::Value* term, const poli
   w.EndObject();
 }
 
+// Calls fn(pool) for each of the class's pools that selects nodes.
+template <typename Fn>
+void forEachPlacingPool(const MutationContext& ctx, Fn fn) {
+  for (const auto* pool : ctx.pools)
+    if (pool->selectsNodes()) fn(*pool);
+}
+
 // Appends the new nodeSelectorTerms to `out`; `changed` tells whether it differs from `terms`.
-void appendTerms(std::string& out, const rapidjson::Value* terms,
-                 const std::vector<const policy::Pool*>& pools,
+void appendTerms(std::string& out, const rapidjson::Value* terms, const MutationContext& ctx,
                  const rapidjson::Value* nodeSelector, bool& changed) {
-  json::StringAppender stream{out};
-  AppendWriter w(stream);
+  AppendWriter w(out);
   w.StartArray();
   const auto satisfied = [&](const rapidjson::Value* term) {
-    for (const auto* pool : pools)
-      if (termHasPool(term, nodeSelector, *pool)) return true;
-    return false;
+    bool any = false;
+    forEachPlacingPool(
+        ctx, [&](const policy::Pool& pool) { any = any || termHasPool(term, nodeSelector, pool); });
+    return any;
+  };
+  const auto writeWithPools = [&](const rapidjson::Value* term) {
+    forEachPlacingPool(
+        ctx, [&](const policy::Pool& pool) { writeTermWithPool(w, term, pool, nodeSelector); });
   };
   if (terms == nullptr || terms->Empty()) {
     // spec.nodeSelector alone may already place the pod in a pool.
     changed = !satisfied(nullptr);
-    for (const auto* pool : pools) writeTermWithPool(w, nullptr, *pool, nodeSelector);
+    writeWithPools(nullptr);
   } else {
     for (const auto& term : terms->GetArray()) {
       if (satisfied(&term)) {
@@ -132,7 +142,7 @@ void appendTerms(std::string& out, const rapidjson::Value* terms,
         continue;
       }
       changed = true;
-      for (const auto* pool : pools) writeTermWithPool(w, &term, *pool, nodeSelector);
+      writeWithPools(&term);
     }
   }
   w.EndArray();
@@ -149,11 +159,9 @@ constexpr std::string_view kWrapOpen[] = {
 }  // namespace
 
 void mutateAffinity(const MutationContext& ctx, MutationOutput& out) {
-  std::vector<const policy::Pool*> pools;
-  pools.reserve(ctx.pools.size());
-  for (const auto* pool : ctx.pools)
-    if (pool->selectsNodes()) pools.push_back(pool);
-  if (pools.empty()) return;
+  bool places = false;
+  forEachPlacingPool(ctx, [&](const policy::Pool&) { places = true; });
+  if (!places) return;
   const auto* affinity = json::objectMember(ctx.pod.spec, "affinity");
   const auto* nodeAffinity = json::objectMember(affinity, "nodeAffinity");
   const auto* required = json::objectMember(nodeAffinity, kRequired);
@@ -163,39 +171,30 @@ void mutateAffinity(const MutationContext& ctx, MutationOutput& out) {
                             : nodeAffinity == nullptr ? 2
                             : required == nullptr     ? 1
                                                       : 0;
-  // The value is written in one pass into one string: wrappers, terms, closing braces.
-  std::string value;
-  value.reserve(512);
+  constexpr std::string_view kTermsPath =
+      "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution/"
+      "nodeSelectorTerms";
+  constexpr std::string_view kParentPaths[] = {
+      "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution",
+      "/spec/affinity/nodeAffinity", "/spec/affinity"};
+  const std::string_view path = wraps == 0 ? kTermsPath : kParentPaths[wraps - 1];
+  const bool replaces = wraps == 0 && terms != nullptr;
+  // The value is written in one pass into the op: wrappers, terms, closing braces. It is taken
+  // back when the terms already hold the pools.
+  std::string& value =
+      out.op(replaces ? PatchOp::Kind::Replace : PatchOp::Kind::Add, path).valueJson;
   for (std::size_t i = 3 - wraps; i < 3; ++i) value += kWrapOpen[i];
   bool changed = false;
-  appendTerms(value, terms, pools, json::objectMember(ctx.pod.spec, "nodeSelector"), changed);
-  if (!changed) return;
+  appendTerms(value, terms, ctx, json::objectMember(ctx.pod.spec, "nodeSelector"), changed);
+  if (!changed) return out.patch.pop_back();
   value.append(wraps, '}');
-  constexpr std::string_view kRequiredPath =
-      "/spec/affinity/nodeAffinity/requiredDuringSchedulingIgnoredDuringExecution";
-  if (affinity == nullptr) {
-    out.add("/spec/affinity", std::move(value));
-  } else if (nodeAffinity == nullptr) {
-    out.add("/spec/affinity/nodeAffinity", std::move(value));
-  } else if (required == nullptr) {
-    out.add(std::string(kRequiredPath), std::move(value));
-  } else {
-    std::string path;
-    path.reserve(kRequiredPath.size() + 18);
-    path.append(kRequiredPath).append("/nodeSelectorTerms");
-    if (terms == nullptr) {
-      out.add(std::move(path), std::move(value));
-    } else {
-      out.replace(std::move(path), std::move(value));
-    }
-  }
-  std::string change = "node affinity pool ";
+  std::string& change = out.changes.next();
+  change += "node affinity pool ";
   const std::size_t namesStart = change.size();
-  for (const auto* pool : pools) {
+  forEachPlacingPool(ctx, [&](const policy::Pool& pool) {
     if (change.size() > namesStart) change += '/';  // as a join that skips empty prefixes
-    change += pool->name;
-  }
-  out.changes.push_back(std::move(change));
+    change += pool.name;
+  });
 }
 
 }  // namespace gpua::engine

@@ -3,44 +3,60 @@
 
 namespace gpua::engine {
 
+namespace {
+
+// "<policy name>@<revision>", the policy annotation's value, in parts (no string built for it).
+struct PolicyValue {
+  std::string_view name, revision;
+  bool equals(std::string_view v) const {
+    return v.size() == name.size() + 1 + revision.size() && v.starts_with(name) &&
+           v[name.size()] == '@' && v.ends_with(revision);
+  }
+  void appendQuotedTo(std::string& out) const {
+    std::string joined;  // only for a name or revision that needs escaping (never in practice)
+    if (json::needsEscape(name) || json::needsEscape(revision)) {
+      joined.append(name).append(1, '@').append(revision);
+      return json::appendQuoted(out, joined);
+    }
+    out.append(1, '"').append(name).append(1, '@').append(revision).append(1, '"');
+  }
+};
+
+}  // namespace
+
 void mutateAnnotations(const MutationContext& ctx, MutationOutput& out) {
-  const std::string policyValue = ctx.policy.name + "@" + ctx.policy.revision;
-  const std::pair<std::string_view, std::string_view> wanted[] = {{kClassAnnotation, ctx.cls.name},
-                                                                  {kPolicyAnnotation, policyValue}};
+  const PolicyValue policyValue{ctx.policy.name, ctx.policy.revision};
   const rapidjson::Value* annotations = json::objectMember(ctx.pod.metadata, "annotations");
   if (annotations == nullptr) {
     // Written in one pass, wrapped in {"annotations":...} when metadata itself is missing.
     const bool wrap = ctx.pod.metadata == nullptr;
-    std::string object;
-    object.reserve(128 + ctx.cls.name.size() + policyValue.size());
+    std::string& object =
+        out.op(PatchOp::Kind::Add, wrap ? "/metadata" : "/metadata/annotations").valueJson;
     if (wrap) object += "{\"annotations\":";
     object += '{';
-    const std::size_t start = object.size();
-    for (const auto& [k, v] : wanted) {
-      if (object.size() > start) object += ',';
-      json::appendQuoted(object, k);
-      object += ':';
-      json::appendQuoted(object, v);
-    }
+    json::appendQuoted(object, kClassAnnotation);
+    object += ':';
+    json::appendQuoted(object, ctx.cls.name);
+    object += ',';
+    json::appendQuoted(object, kPolicyAnnotation);
+    object += ':';
+    policyValue.appendQuotedTo(object);
     object += '}';
-    if (wrap) {
-      object += '}';
-      out.add("/metadata", std::move(object));
-    } else {
-      out.add("/metadata/annotations", std::move(object));
-    }
+    if (wrap) object += '}';
     return;
   }
-  for (const auto& [k, v] : wanted) {
-    const rapidjson::Value* current = json::member(annotations, k);
-    if (current != nullptr && json::view(*current) == v) continue;
-    std::string path = "/metadata/annotations/" + escapePointerToken(k);
-    if (current == nullptr) {
-      out.add(std::move(path), json::quoteString(v));
-    } else {
-      out.replace(std::move(path), json::quoteString(v));
-    }
-  }
+  const auto set = [&](std::string_view key, const rapidjson::Value* current) -> std::string& {
+    PatchOp& op = out.op(current == nullptr ? PatchOp::Kind::Add : PatchOp::Kind::Replace,
+                         "/metadata/annotations/");
+    appendPointerToken(op.path, key);
+    return op.valueJson;
+  };
+  const rapidjson::Value* cls = json::member(annotations, kClassAnnotation);
+  if (cls == nullptr || json::view(*cls) != ctx.cls.name)
+    json::appendQuoted(set(kClassAnnotation, cls), ctx.cls.name);
+  const rapidjson::Value* policy = json::member(annotations, kPolicyAnnotation);
+  if (policy == nullptr || !policyValue.equals(json::view(*policy)))
+    policyValue.appendQuotedTo(set(kPolicyAnnotation, policy));
 }
 
 }  // namespace gpua::engine

@@ -13,16 +13,15 @@ void mutatePriority(const MutationContext& ctx, MutationOutput& out) {
   const bool userChosen = !name.empty() && !(ctx.policy.globalDefaultPriorityClass &&
                                              *ctx.policy.globalDefaultPriorityClass == name);
   if (userChosen && !ctx.cls.overridePriorityClass) return;
-  if (current != nullptr) {
-    out.replace("/spec/priorityClassName", json::quoteString(wanted));
-  } else {
-    out.add("/spec/priorityClassName", json::quoteString(wanted));
-  }
+  json::appendQuoted(out.op(current != nullptr ? PatchOp::Kind::Replace : PatchOp::Kind::Add,
+                            "/spec/priorityClassName")
+                         .valueJson,
+                     wanted);
   // The plugin already resolved these from the old class; it refills them on reinvocation.
   if (json::member(ctx.pod.spec, "priority") != nullptr) out.remove("/spec/priority");
   if (json::member(ctx.pod.spec, "preemptionPolicy") != nullptr)
     out.remove("/spec/preemptionPolicy");
-  out.changes.push_back("priorityClassName " + wanted);
+  out.change("priorityClassName ", wanted);
 }
 
 }  // namespace gpua::engine

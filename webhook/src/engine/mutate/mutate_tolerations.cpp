@@ -17,8 +17,7 @@ bool sameTaint(const policy::Taint& a, const policy::Taint& b) {
 }
 
 void appendToleration(std::string& out, const policy::Taint& taint) {
-  json::StringAppender stream{out};
-  rapidjson::Writer<json::StringAppender> w(stream);
+  json::AppendWriter w(out);
   w.StartObject();
   w.Key("key");
   w.String(taint.key.data(), static_cast<rapidjson::SizeType>(taint.key.size()));
@@ -52,35 +51,46 @@ std::string tolerationJson(const policy::Taint& taint) {
   return out;
 }
 
+// Calls fn(taint) for each pool taint the pod does not tolerate, each (key, value, effect) once,
+// in pool order. The taints are few: looking at the earlier ones again costs less than a list.
+template <typename Fn>
+void forEachNeededTaint(const MutationContext& ctx, const rapidjson::Value* existing, Fn fn) {
+  const auto needed = [&](const policy::Taint& t) { return !podToleratesTaint(existing, t); };
+  // Whether a needed taint equal to pools[p].taints[t] comes before it.
+  const auto seenBefore = [&](std::size_t p, std::size_t t) {
+    const policy::Taint& at = ctx.pools[p]->taints[t];
+    for (std::size_t i = 0; i <= p; ++i) {
+      const auto& taints = ctx.pools[i]->taints;
+      for (std::size_t j = 0; j < (i == p ? t : taints.size()); ++j)
+        if (sameTaint(taints[j], at) && needed(taints[j])) return true;
+    }
+    return false;
+  };
+  for (std::size_t p = 0; p < ctx.pools.size(); ++p)
+    for (std::size_t t = 0; t < ctx.pools[p]->taints.size(); ++t)
+      if (needed(ctx.pools[p]->taints[t]) && !seenBefore(p, t)) fn(ctx.pools[p]->taints[t]);
+}
+
 void mutateTolerations(const MutationContext& ctx, MutationOutput& out) {
   const rapidjson::Value* existing = json::arrayMember(ctx.pod.spec, "tolerations");
-  std::vector<const policy::Taint*> needed;
-  for (const auto* pool : ctx.pools)
-    for (const auto& taint : pool->taints) {
-      if (podToleratesTaint(existing, taint)) continue;
-      bool duplicate = false;
-      for (const auto* t : needed) duplicate = duplicate || sameTaint(*t, taint);
-      if (!duplicate) needed.push_back(&taint);
-    }
-  if (needed.empty()) return;
+  std::size_t count = 0;
+  forEachNeededTaint(ctx, existing, [&](const policy::Taint&) { ++count; });
+  if (count == 0) return;
   if (existing == nullptr) {
-    std::string list = "[";
-    list.reserve(96 * needed.size() + 2);
-    for (const auto* t : needed) {
+    std::string& list = out.op(PatchOp::Kind::Add, "/spec/tolerations").valueJson;
+    list += '[';
+    forEachNeededTaint(ctx, existing, [&](const policy::Taint& t) {
       if (list.size() > 1) list += ',';
-      appendToleration(list, *t);
-    }
+      appendToleration(list, t);
+    });
     list += ']';
-    out.add("/spec/tolerations", std::move(list));
   } else {
-    for (const auto* t : needed) {
-      std::string value;
-      value.reserve(96);
-      appendToleration(value, *t);
-      out.add("/spec/tolerations/-", std::move(value));
-    }
+    forEachNeededTaint(ctx, existing, [&](const policy::Taint& t) {
+      appendToleration(out.op(PatchOp::Kind::Add, "/spec/tolerations/-").valueJson, t);
+    });
   }
-  for (const auto* t : needed) out.changes.push_back("toleration " + t->key);
+  forEachNeededTaint(ctx, existing,
+                     [&](const policy::Taint& t) { out.change("toleration ", t.key); });
 }
 
 }  // namespace gpua::engine

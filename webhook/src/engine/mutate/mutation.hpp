@@ -25,17 +25,32 @@ struct MutationContext {
   std::string_view rewriteTo;              // nvidia.com/gpu is renamed to this; empty = no rewrite
 };
 
+// Ops and changes are written in place (the Decision's lists keep their memory from request to
+// request): `op` hands out an op with its path set, whose valueJson the mutator appends to; the
+// reference lasts until the next op is added.
 struct MutationOutput {
   Patch& patch;
   TextList& changes;
 
-  void add(std::string path, std::string valueJson) {
-    patch.push_back({PatchOp::Kind::Add, std::move(path), std::move(valueJson)});
+  PatchOp& op(PatchOp::Kind kind, std::string_view path) {
+    PatchOp& o = patch.next();
+    o.kind = kind;
+    o.path.append(path);
+    return o;
   }
-  void replace(std::string path, std::string valueJson) {
-    patch.push_back({PatchOp::Kind::Replace, std::move(path), std::move(valueJson)});
+  void add(std::string_view path, std::string_view valueJson) {
+    op(PatchOp::Kind::Add, path).valueJson.append(valueJson);
   }
-  void remove(std::string path) { patch.push_back({PatchOp::Kind::Remove, std::move(path), {}}); }
+  void replace(std::string_view path, std::string_view valueJson) {
+    op(PatchOp::Kind::Replace, path).valueJson.append(valueJson);
+  }
+  void remove(std::string_view path) { op(PatchOp::Kind::Remove, path); }
+  // A change's words, concatenated into a kept string.
+  template <typename... Parts>
+  void change(const Parts&... parts) {
+    std::string& c = changes.next();
+    (c.append(std::string_view(parts)), ...);
+  }
 };
 
 // The resource name nvidia.com/gpu is rewritten to for this class, or empty; `isTemplate`: a
