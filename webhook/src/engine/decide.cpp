@@ -48,7 +48,6 @@ struct Scope {
 struct Evaluation {
   Outcome outcome = Outcome::NoGpu;
   const policy::WorkloadClass* cls = nullptr;
-  std::string reason;
   bool validateOnly = false;
   // Resolved once for validation, quota and mutation (Classified only).
   std::vector<const policy::Pool*> pools;
@@ -150,81 +149,86 @@ void judgeByAllPodsRules(const PodView& pod, const PodGpu& gpu, const Scope& s, 
   ev.allPodsRules = true;
 }
 
-// Classification, skip rules and validation shared by pods and pod templates.
+// Classification, skip rules and validation shared by pods and pod templates; why, in words, is
+// appended to `reason` (a pod's is the Decision's own string, which keeps its memory).
 Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
-                    std::vector<Violation>& violations) {
+                    std::vector<Violation>& violations, std::string& reason) {
   Evaluation ev;
   const MatchInput in{pod, gpu, s.namespaceName, s.context.namespaceLabels};
   if (const policy::SkipRule* skip = findSkipRule(in, s.policy)) {
-    const std::string why = "skip rule " + skip->name + " (" + describeRule(skip->match, in) + ")";
-    if (skip->action == policy::SkipRule::Action::Skip) {
+    const bool skips = skip->action == policy::SkipRule::Action::Skip;
+    reason.append(skips ? "skip rule " : "validate only, skip rule ").append(skip->name);
+    reason.append(" (");
+    appendRuleDescription(reason, skip->match, in);
+    reason.append(skips ? ")" : "); ");
+    if (skips) {
       ev.outcome = Outcome::Skipped;
-      ev.reason = why;
       return ev;
     }
     ev.validateOnly = true;
-    ev.reason = "validate only, " + why + "; ";
   }
   checkVisibleDevicesEnv(pod, gpu, s.policy, violations);
   validateClaims(pod, gpu, s.policy, violations);
-  Classification c = classify(in, s.policy);
-  if (c.cls == nullptr && gpu.hasGpu) {
+  const std::size_t ruleStart = reason.size();
+  std::size_t ruleBytes = 0;
+  const policy::WorkloadClass* cls = classifyInto(in, s.policy, reason, ruleBytes);
+  if (cls == nullptr && gpu.hasGpu) {
     using Action = policy::UnclassifiedGpuPods::Action;
     if (s.policy.unclassifiedGpuPods.action != Action::AssignClass)
       guardPlacement(pod, gpu, nullptr, ev.pools, s.policy, violations);
     switch (s.policy.unclassifiedGpuPods.action) {
       case Action::Deny:
         ev.outcome = Outcome::Unclassified;
-        ev.reason += "GPU pod matched no class; unclassified GPU pods are denied";
+        reason += "GPU pod matched no class; unclassified GPU pods are denied";
         violations.push_back({rules::kUnclassifiedGpuPod, unclassifiedMessage(pod, gpu, s)});
         return ev;
       case Action::Allow:
         ev.outcome = Outcome::Unclassified;
-        ev.reason += "GPU pod matched no class; unclassified GPU pods are allowed";
+        reason += "GPU pod matched no class; unclassified GPU pods are allowed";
         judgeByAllPodsRules(pod, gpu, s, ev, violations);
         return ev;
       case Action::AssignClass:
-        c.cls = assignedClass(s.policy);
-        c.reason = "no class matched; unclassifiedGpuPods assigns class " +
-                   s.policy.unclassifiedGpuPods.className;
+        cls = assignedClass(s.policy);
+        reason.append("no class matched; unclassifiedGpuPods assigns class ")
+            .append(s.policy.unclassifiedGpuPods.className);
         break;
     }
   }
-  if (c.cls != nullptr) ev.pools = gpuPoolsOf(*c.cls, s.policy);
-  guardPlacement(pod, gpu, c.cls, ev.pools, s.policy, violations);
-  if (c.cls == nullptr) {
+  if (cls != nullptr) ev.pools = gpuPoolsOf(*cls, s.policy);
+  guardPlacement(pod, gpu, cls, ev.pools, s.policy, violations);
+  if (cls == nullptr) {
     ev.outcome = Outcome::NoGpu;
-    ev.reason += "no GPU request and no class matched";
+    reason += "no GPU request and no class matched";
     validatePoolTargeting(pod, gpu, s.policy, violations, &s.supply);
     judgeByAllPodsRules(pod, gpu, s, ev, violations);
     return ev;
   }
   ev.outcome = Outcome::Classified;
-  ev.cls = c.cls;
-  ev.reason += c.reason;
+  ev.cls = cls;
   // A class that requires the resource name never rewrites it (require never mutates).
-  const bool rewrites =
-      !ev.validateOnly && c.cls->effects.resourceName == policy::EffectMode::Mutate;
-  ev.rewriteTo = rewrites ? gpuRewriteTarget(*c.cls, gpu, pod.isTemplate) : std::string_view();
+  const bool rewrites = !ev.validateOnly && cls->effects.resourceName == policy::EffectMode::Mutate;
+  ev.rewriteTo = rewrites ? gpuRewriteTarget(*cls, gpu, pod.isTemplate) : std::string_view();
+  // What selected the class: the start of its reason (empty when unclassifiedGpuPods assigned
+  // it). A view into `reason`, which nothing appends to while validation reads it.
+  const std::string_view matchedBy = std::string_view(reason).substr(ruleStart, ruleBytes);
   const ValidationInput vin{pod,
                             gpu,
                             s.policy,
-                            *c.cls,
+                            *cls,
                             ev.pools,
                             s.namespaceName,
                             s.context.namespaceLabels,
                             ev.rewriteTo,
-                            c.rule,
+                            matchedBy,
                             ev.validateOnly};
   validateClass(vin, violations);
   validateClassWorkloadRules(vin, violations);
   // Only pods whose affinity the mutation narrows to the pools can conflict with them. With
   // placement via nodeSelector, node-selector-conflict (validateClassWorkloadRules) judges the
   // pod's nodeSelector against the pool by placement.onConflict instead.
-  if (gpu.hasGpu && !ev.validateOnly &&
-      c.cls->placement.via == policy::Placement::Via::NodeAffinity)
-    ev.placementConflict = checkPlacementConflict({pod, *c.cls, ev.pools, &s.supply}, violations);
-  if (c.cls->gpus.request == policy::GpuRequest::Forbidden)
+  if (gpu.hasGpu && !ev.validateOnly && cls->placement.via == policy::Placement::Via::NodeAffinity)
+    ev.placementConflict = checkPlacementConflict({pod, *cls, ev.pools, &s.supply}, violations);
+  if (cls->gpus.request == policy::GpuRequest::Forbidden)
     validatePoolTargeting(pod, gpu, s.policy, violations, &s.supply);
   return ev;
 }
@@ -320,9 +324,8 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
   const bool shapeOk = checkPodShape(pod, violations);
   PodGpu gpu = analyzeGpu(pod, s.policy, &violations);
   attachClaims(gpu, resolveClaims(pod, s.namespaceName, s.usage.draObjects(), s.policy));
-  Evaluation ev = evaluate(pod, gpu, s, violations);
+  Evaluation ev = evaluate(pod, gpu, s, violations, d.reason);
   d.outcome = ev.outcome;
-  d.reason = ev.reason;
   if (ev.outcome == Outcome::Skipped) return;  // another system owns the pod: not even shape
   d.violations = std::move(violations);
   if (ev.cls != nullptr) d.className = ev.cls->name;
@@ -385,7 +388,8 @@ void decideWorkload(const rapidjson::Value& object, std::vector<PodTemplateRef>&
     const bool shapeOk = checkPodShape(pod, violations);
     PodGpu gpu = analyzeGpu(pod, s.policy, &violations);
     attachClaims(gpu, resolveClaims(pod, s.namespaceName, s.usage.draObjects(), s.policy));
-    Evaluation ev = evaluate(pod, gpu, s, violations);
+    std::string reason;
+    Evaluation ev = evaluate(pod, gpu, s, violations, reason);
     dropExemptViolations(pod, s.namespaceName, s.context.namespaceLabels, s.policy, violations);
     const bool exempt =
         !policyExemption(pod, s.namespaceName, s.context.namespaceLabels, s.policy).empty();
@@ -395,7 +399,7 @@ void decideWorkload(const rapidjson::Value& object, std::vector<PodTemplateRef>&
     if (ev.outcome != Outcome::Skipped && !update)
       for (auto& v : violations) d.violations.push_back(std::move(v));
     if (!d.reason.empty()) d.reason += "; ";
-    d.reason += text::oneLine(t.path, 120) + ": " + ev.reason;
+    d.reason += text::oneLine(t.path, 120) + ": " + reason;
     // The most telling outcome wins: a class beats an unclassified GPU pod beats the rest.
     if (ev.outcome == Outcome::Classified && d.outcome != Outcome::Classified) {
       d.outcome = Outcome::Classified;

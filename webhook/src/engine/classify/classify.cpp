@@ -1,5 +1,7 @@
 #include "engine/classify/classify.hpp"
 
+#include <charconv>
+
 #include <algorithm>
 
 #include "engine/core/json_util.hpp"
@@ -121,41 +123,67 @@ bool matchRule(const policy::MatchRule& rule, const MatchInput& in) {
   return true;
 }
 
-std::string describeRule(const policy::MatchRule& rule, const MatchInput& in) {
-  std::vector<std::string> parts;
-  for (const auto& [k, v] : rule.labels) parts.push_back("label " + k + "=" + v);
-  for (const auto& k : rule.labelKeys) parts.push_back("label " + k);
-  for (const auto& [k, v] : rule.annotations) parts.push_back("annotation " + k + "=" + v);
-  for (const auto& k : rule.annotationKeys) parts.push_back("annotation " + k);
-  if (rule.namespaces) parts.push_back("namespace " + text::oneLine(in.namespaceName, 63));
-  if (!rule.ownerKinds.empty())
-    parts.push_back("owner kind " + text::join(rule.ownerKinds, " or "));
+void appendRuleDescription(std::string& out, const policy::MatchRule& rule, const MatchInput& in) {
+  const std::size_t start = out.size();
+  // Each part opens with " and " unless it is the first of this description.
+  const auto part = [&](std::string_view what) -> std::string& {
+    if (out.size() > start) out += " and ";
+    return out.append(what);
+  };
+  for (const auto& [k, v] : rule.labels) part("label ").append(k).append(1, '=').append(v);
+  for (const auto& k : rule.labelKeys) part("label ").append(k);
+  for (const auto& [k, v] : rule.annotations)
+    part("annotation ").append(k).append(1, '=').append(v);
+  for (const auto& k : rule.annotationKeys) part("annotation ").append(k);
+  if (rule.namespaces) text::appendOneLine(part("namespace "), in.namespaceName, 63);
+  if (!rule.ownerKinds.empty()) text::appendJoined(part("owner kind "), rule.ownerKinds, " or ");
   if (!rule.schedulerNames.empty())
-    parts.push_back("scheduler " + text::oneLine(schedulerOf(in.pod), 63));
-  if (!rule.resources.empty()) parts.push_back("resource " + text::join(rule.resources, " or "));
-  if (!rule.images.empty()) parts.push_back("image " + text::join(rule.images, " or "));
+    text::appendOneLine(part("scheduler "), schedulerOf(in.pod), 63);
+  if (!rule.resources.empty()) text::appendJoined(part("resource "), rule.resources, " or ");
+  if (!rule.images.empty()) text::appendJoined(part("image "), rule.images, " or ");
   if (!rule.deviceClasses.empty())
-    parts.push_back("device class " + text::join(rule.deviceClasses, " or "));
-  return text::join(parts, " and ");
+    text::appendJoined(part("device class "), rule.deviceClasses, " or ");
+}
+
+std::string describeRule(const policy::MatchRule& rule, const MatchInput& in) {
+  std::string out;
+  appendRuleDescription(out, rule, in);
+  return out;
+}
+
+const policy::WorkloadClass* classifyInto(const MatchInput& in, const policy::PolicySet& policy,
+                                          std::string& reason, std::size_t& ruleBytes) {
+  for (const auto& cls : policy.classes) {
+    std::size_t anyIndex = 0;
+    if (!matcherHolds(cls.match, in, &anyIndex)) continue;
+    const std::size_t start = reason.size();
+    std::size_t parts = 0;  // joined by " and ", as text::join joins them
+    const auto rule = [&](const policy::MatchRule& r) {
+      if (parts++ > 0) reason += " and ";
+      appendRuleDescription(reason, r, in);
+    };
+    if (!cls.match.any.empty()) rule(cls.match.any[anyIndex]);
+    for (const auto& r : cls.match.all) rule(r);
+    ruleBytes = reason.size() - start;
+    reason.append(" (class ").append(cls.name);
+    if (!cls.match.any.empty()) {
+      char digits[24];
+      const auto n = std::to_chars(digits, digits + sizeof digits, anyIndex + 1).ptr - digits;
+      reason.append(", match rule ").append(digits, static_cast<std::size_t>(n));
+    }
+    if (!cls.match.all.empty()) reason += cls.match.any.empty() ? ", all-of rules" : " + all-of";
+    reason += ")";
+    return &cls;
+  }
+  ruleBytes = 0;
+  return nullptr;
 }
 
 Classification classify(const MatchInput& in, const policy::PolicySet& policy) {
   Classification out;
-  for (const auto& cls : policy.classes) {
-    std::size_t anyIndex = 0;
-    if (!matcherHolds(cls.match, in, &anyIndex)) continue;
-    out.cls = &cls;
-    std::vector<std::string> parts;
-    if (!cls.match.any.empty()) parts.push_back(describeRule(cls.match.any[anyIndex], in));
-    for (const auto& rule : cls.match.all) parts.push_back(describeRule(rule, in));
-    out.rule = text::join(parts, " and ");
-    out.reason = out.rule + " (class " + cls.name;
-    if (!cls.match.any.empty()) out.reason += ", match rule " + std::to_string(anyIndex + 1);
-    if (!cls.match.all.empty())
-      out.reason += cls.match.any.empty() ? ", all-of rules" : " + all-of";
-    out.reason += ")";
-    return out;
-  }
+  std::size_t ruleBytes = 0;
+  out.cls = classifyInto(in, policy, out.reason, ruleBytes);
+  out.rule = out.reason.substr(0, ruleBytes);
   return out;
 }
 

@@ -31,6 +31,8 @@ bool matchRule(const policy::MatchRule& rule, const MatchInput& in);
 
 // "label gpu-admission.io/class=training and scheduler volcano"
 std::string describeRule(const policy::MatchRule& rule, const MatchInput& in);
+// The same, appended to `out`.
+void appendRuleDescription(std::string& out, const policy::MatchRule& rule, const MatchInput& in);
 
 struct Classification {
   const policy::WorkloadClass* cls = nullptr;  // null when no class matched
@@ -41,6 +43,11 @@ struct Classification {
 // The first class whose matcher holds; reason like
 // "label gpu-admission.io/class=training (class training, match rule 1)".
 Classification classify(const MatchInput& in, const policy::PolicySet& policy);
+// The same, the reason appended to `reason` (the request path's kept string); its first
+// `ruleBytes` appended bytes are the matched rule alone (Classification::rule). Null, and
+// nothing appended, when no class matches.
+const policy::WorkloadClass* classifyInto(const MatchInput& in, const policy::PolicySet& policy,
+                                          std::string& reason, std::size_t& ruleBytes);
 
 // The first skip rule that matches, or nullptr.
 const policy::SkipRule* findSkipRule(const MatchInput& in, const policy::PolicySet& policy);

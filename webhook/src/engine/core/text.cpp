@@ -74,11 +74,24 @@ std::string number(double v) {
 
 std::string join(std::span<const std::string> items, std::string_view separator) {
   std::string out;
+  appendJoined(out, items, separator);
+  return out;
+}
+
+void appendJoined(std::string& out, std::span<const std::string> items,
+                  std::string_view separator) {
   for (std::size_t i = 0; i < items.size(); ++i) {
     if (i > 0) out += separator;
     out += items[i];
   }
-  return out;
+}
+
+void appendOneLine(std::string& out, std::string_view s, std::size_t maxBytes) {
+  if (isOneLine(s, maxBytes)) {
+    out.append(s);
+    return;
+  }
+  out += oneLine(s, maxBytes);
 }
 
 }  // namespace gpua::engine::text

@@ -18,9 +18,14 @@ std::string number(double v);
 
 // "a, b, c"
 std::string join(std::span<const std::string> items, std::string_view separator = ", ");
+// The same, appended to `out`.
+void appendJoined(std::string& out, std::span<const std::string> items,
+                  std::string_view separator = ", ");
 
 // Replaces control characters by spaces and cuts at `maxBytes` (UTF-8 safe).
 std::string oneLine(std::string_view s, std::size_t maxBytes);
+// The same, appended to `out` (no copy made when `s` is one line already).
+void appendOneLine(std::string& out, std::string_view s, std::size_t maxBytes);
 // True when oneLine(s, maxBytes) would return s unchanged (short printable ASCII, what the
 // engine's own messages almost always are): callers skip the copy.
 bool isOneLine(std::string_view s, std::size_t maxBytes);
