@@ -55,10 +55,15 @@ std::string oneLine(std::string_view s, std::size_t maxBytes) {
 }
 
 std::string quoted(std::string_view s) {
-  std::string out = "\"";
-  out += oneLine(s, 80);
-  out += '"';
+  std::string out;
+  appendQuoted(out, s);
   return out;
+}
+
+void appendQuoted(std::string& out, std::string_view s) {
+  out += '"';
+  appendOneLine(out, s, 80);
+  out += '"';
 }
 
 std::string number(double v) {

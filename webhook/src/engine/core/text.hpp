@@ -12,6 +12,8 @@ namespace gpua::engine::text {
 // `"name"` with control characters replaced and long names cut (at a UTF-8 boundary), so a
 // hostile pod name can neither break the one-line rule nor bloat a warning.
 std::string quoted(std::string_view s);
+// The same, appended to `out`.
+void appendQuoted(std::string& out, std::string_view s);
 
 // 14 -> "14", 2.0/7 -> "0.29", 1.5 -> "1.5".
 std::string number(double v);

@@ -51,10 +51,14 @@ PodView podViewOf(const rapidjson::Value& pod) {
   view.spec = json::objectMember(&pod, "spec");
   const std::string_view name = json::stringMember(view.metadata, "name");
   const std::string_view generateName = json::stringMember(view.metadata, "generateName");
+  // Written in place: one allocation at most, for a name longer than a few characters.
   if (!name.empty()) {
-    view.subject = "pod " + text::quoted(name);
+    view.subject += "pod ";
+    text::appendQuoted(view.subject, name);
   } else if (!generateName.empty()) {
-    view.subject = "pod " + text::quoted(generateName) + " (generateName)";
+    view.subject += "pod ";
+    text::appendQuoted(view.subject, generateName);
+    view.subject += " (generateName)";
   } else {
     view.subject = "pod (no name)";
   }
