@@ -42,7 +42,13 @@ struct LimitAdd {
 // Ops for one container; returns whether a rename / a limit default happened.
 void mutateContainer(const ContainerGpu& c, std::string_view rewriteTo, MutationOutput& out,
                      bool& renamed, bool& defaulted) {
-  const std::string base = containerPath(c) + "/resources";
+  // The path prefix of this container's resources, built the first time an op needs it (most
+  // GPU containers need none: their limits are set and nothing is renamed).
+  std::string basePath;
+  const auto base = [&]() -> const std::string& {
+    if (basePath.empty()) basePath = containerPath(c) + "/resources";
+    return basePath;
+  };
   std::vector<LimitAdd> limitAdds;
   std::vector<std::string> limitRemoves;
   for (const auto& e : c.gpus) {
@@ -53,11 +59,11 @@ void mutateContainer(const ContainerGpu& c, std::string_view rewriteTo, Mutation
     const bool rename = !rewriteTo.empty() && e.resource == kWholeGpu;
     const std::string_view target = rename ? rewriteTo : e.resource;
     if (rename && e.request != nullptr) {
-      out.remove(base + "/requests/" + escapePointerToken(e.resource));
-      out.add(base + "/requests/" + escapePointerToken(target), json::serialize(*e.request));
+      out.remove(base() + "/requests/" + escapePointerToken(e.resource));
+      out.add(base() + "/requests/" + escapePointerToken(target), json::serialize(*e.request));
     }
     if (rename && e.limit != nullptr) {
-      limitRemoves.push_back(base + "/limits/" + escapePointerToken(e.resource));
+      limitRemoves.push_back(base() + "/limits/" + escapePointerToken(e.resource));
       limitAdds.push_back({target, json::serialize(*e.limit)});
     }
     if (e.limit == nullptr && e.request != nullptr) {
@@ -70,7 +76,7 @@ void mutateContainer(const ContainerGpu& c, std::string_view rewriteTo, Mutation
   if (limitAdds.empty()) return;
   if (c.limits != nullptr) {
     for (auto& a : limitAdds)
-      out.add(base + "/limits/" + escapePointerToken(a.resource), std::move(a.valueJson));
+      out.add(base() + "/limits/" + escapePointerToken(a.resource), std::move(a.valueJson));
     return;
   }
   std::string object = "{";
@@ -79,7 +85,7 @@ void mutateContainer(const ContainerGpu& c, std::string_view rewriteTo, Mutation
     object += json::quoteString(a.resource) + ":" + a.valueJson;
   }
   object += '}';
-  out.add(base + "/limits", std::move(object));
+  out.add(base() + "/limits", std::move(object));
 }
 
 }  // namespace

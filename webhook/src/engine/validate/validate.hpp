@@ -69,9 +69,20 @@ void checkNodeSelectorConflict(const PodView& pod, const policy::WorkloadClass& 
                                const std::vector<const policy::Pool*>& pools,
                                std::vector<Violation>& out);
 
+// Why a pod must declare a checkpoint, as `<before><name><after>` (" is in class training, which
+// requires a checkpoint,"): the words are joined only when a message needs them.
+struct CheckpointReason {
+  std::string_view before, name, after;
+  std::string text() const {
+    std::string out;
+    out.append(before).append(name).append(after);
+    return out;
+  }
+};
+
 // checkpoint-*: `why` continues the subject (" is in class training, which requires ...,").
-void checkCheckpoint(const PodView& pod, const policy::CheckpointRule& rule, const std::string& why,
-                     std::vector<Violation>& out);
+void checkCheckpoint(const PodView& pod, const policy::CheckpointRule& rule,
+                     const CheckpointReason& why, std::vector<Violation>& out);
 // How a pod declares its checkpoint, the fix every checkpoint-* message ends with.
 std::string howToDeclareCheckpoint(const policy::CheckpointRule& rule);
 

@@ -64,14 +64,14 @@ bool mountsNamedVolume(const PodView& pod, const policy::CheckpointRule& rule) {
   return false;
 }
 
-void checkAnnotation(const PodView& pod, std::string_view value, const std::string& why,
+void checkAnnotation(const PodView& pod, std::string_view value, const CheckpointReason& why,
                      const policy::CheckpointRule& rule, std::vector<Violation>& out) {
   const std::string shown = text::quoted(text::oneLine(value, 120));
   if (value.starts_with(policy::kCheckpointPvcPrefix)) {
     const std::string_view claim = value.substr(policy::kCheckpointPvcPrefix.size());
     if (!claim.empty() && mountsClaim(pod, claim)) return;
     out.push_back({rules::kCheckpointDangling,
-                   pod.subject + " declares checkpoint " + shown + why +
+                   pod.subject + " declares checkpoint " + shown + why.text() +
                        " but mounts no volume of PersistentVolumeClaim " +
                        text::quoted(text::oneLine(claim, 80)) +
                        ": add it to spec.volumes (persistentVolumeClaim.claimName) and mount it "
@@ -81,7 +81,7 @@ void checkAnnotation(const PodView& pod, std::string_view value, const std::stri
   }
   if (isUri(value)) return;
   out.push_back({rules::kCheckpointInvalid,
-                 pod.subject + " declares checkpoint " + shown + why +
+                 pod.subject + " declares checkpoint " + shown + why.text() +
                      ", which is neither pvc:<claim> nor a URI: " + howToDeclareCheckpoint(rule)});
 }
 
@@ -95,8 +95,8 @@ std::string howToDeclareCheckpoint(const policy::CheckpointRule& rule) {
   return how;
 }
 
-void checkCheckpoint(const PodView& pod, const policy::CheckpointRule& rule, const std::string& why,
-                     std::vector<Violation>& out) {
+void checkCheckpoint(const PodView& pod, const policy::CheckpointRule& rule,
+                     const CheckpointReason& why, std::vector<Violation>& out) {
   bool annotated = false;
   const std::string_view value = pod.annotation(policy::kCheckpointAnnotation, &annotated);
   if (annotated) {
@@ -105,7 +105,7 @@ void checkCheckpoint(const PodView& pod, const policy::CheckpointRule& rule, con
   }
   if (mountsNamedVolume(pod, rule)) return;
   out.push_back({rules::kCheckpointMissing,
-                 pod.subject + why + " and can be preempted, but declares no checkpoint: " +
+                 pod.subject + why.text() + " and can be preempted, but declares no checkpoint: " +
                      howToDeclareCheckpoint(rule)});
 }
 

@@ -12,14 +12,14 @@ namespace {
 
 // The class's own rule wins over its priority tier's.
 const policy::CheckpointRule* checkpointRule(const ValidationInput& in, std::string_view tierName,
-                                             std::string& why) {
+                                             CheckpointReason& why) {
   if (in.cls.requireCheckpoint) {
-    why = " is in class " + in.cls.name + ", which requires a checkpoint,";
+    why = {" is in class ", in.cls.name, ", which requires a checkpoint,"};
     return &*in.cls.requireCheckpoint;
   }
   const policy::PriorityTier* tier = in.policy.findTier(tierName);
   if (tier == nullptr || !tier->requireCheckpoint) return nullptr;
-  why = " runs in priority tier " + tier->name + ", which requires a checkpoint,";
+  why = {" runs in priority tier ", tier->name, ", which requires a checkpoint,"};
   return &*tier->requireCheckpoint;
 }
 
@@ -30,7 +30,7 @@ void validateClassWorkloadRules(const ValidationInput& in, std::vector<Violation
   if (!getsClassPlacement(in.cls, in.gpu)) return;
   checkNodeSelectorConflict(in.pod, in.cls,
                             in.gpu.hasGpu ? in.pools : cpuPoolsOf(in.cls, in.policy), out);
-  std::string why;
+  CheckpointReason why;
   const std::string_view tier = effectivePriorityClass(in.pod, in.cls, in.policy, true);
   if (const policy::CheckpointRule* rule = checkpointRule(in, tier, why))
     checkCheckpoint(in.pod, *rule, why, out);
