@@ -290,17 +290,16 @@ void mutateAllPodsDefaults(const PodView& pod, const PodGpu& gpu, const Scope& s
 
 // What the pod reserves when admitted (none when no quota covers its namespace).
 std::optional<QuotaCharge> chargeOf(const rapidjson::Value& object, const Scope& s,
-                                    const std::map<std::string, int64_t, std::less<>>& units) {
+                                    const GpuUnits& units) {
   auto quotas = quotasCovering(s.policy, s.namespaceName, s.context.namespaceLabels);
   if (quotas.empty() || units.empty()) return std::nullopt;
   const rapidjson::Value* metadata = json::objectMember(&object, "metadata");
   std::string_view name = json::stringMember(metadata, "name");
   if (name.empty()) name = json::stringMember(metadata, "generateName");
-  return QuotaCharge{std::move(quotas),
-                     {units.begin(), units.end()},
-                     std::string(s.namespaceName),
-                     std::string(json::stringMember(metadata, "uid")),
-                     std::string(name)};
+  std::map<std::string, int64_t> charged;
+  for (const auto& [resource, n] : units) charged.emplace(resource, n);
+  return QuotaCharge{std::move(quotas), std::move(charged), std::string(s.namespaceName),
+                     std::string(json::stringMember(metadata, "uid")), std::string(name)};
 }
 
 // Offload mode: what the apiserver's compiled policies judge is theirs, not twice (one denial,

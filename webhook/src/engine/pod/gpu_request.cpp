@@ -128,33 +128,51 @@ PodGpu analyzeGpu(const PodView& pod, const policy::PolicySet& policy,
   return out;
 }
 
-std::map<std::string, int64_t, std::less<>> effectiveUnits(const PodGpu& gpu,
-                                                           std::string_view rewriteTo) {
-  std::map<std::string, int64_t, std::less<>> sums, initMax;
+int64_t& GpuUnits::operator[](std::string_view resource) {
+  Entry* entries = size_ <= kInPlace ? inPlace_.data() : spilled_.data();
+  Entry* at = std::lower_bound(entries, entries + size_, resource,
+                               [](const Entry& e, std::string_view r) { return e.first < r; });
+  const auto index = static_cast<std::size_t>(at - entries);
+  if (index < size_ && at->first == resource) return at->second;
+  if (size_ == kInPlace) spilled_.assign(inPlace_.begin(), inPlace_.end());
+  if (size_ >= kInPlace) {
+    spilled_.insert(spilled_.begin() + static_cast<std::ptrdiff_t>(index), Entry{resource, 0});
+    ++size_;
+    return spilled_[index].second;
+  }
+  std::move_backward(inPlace_.begin() + static_cast<std::ptrdiff_t>(index),
+                     inPlace_.begin() + static_cast<std::ptrdiff_t>(size_),
+                     inPlace_.begin() + static_cast<std::ptrdiff_t>(size_ + 1));
+  inPlace_[index] = Entry{resource, 0};
+  ++size_;
+  return inPlace_[index].second;
+}
+
+const GpuUnits::Entry* GpuUnits::find(std::string_view resource) const {
+  for (const auto& e : *this)
+    if (e.first == resource) return &e;
+  return nullptr;
+}
+
+GpuUnits effectiveUnits(const PodGpu& gpu, std::string_view rewriteTo) {
+  GpuUnits sums, initMax;
   for (const auto& c : gpu.containers) {
     for (const auto& e : c.gpus) {
       const int64_t units = e.units();
       if (units <= 0) continue;
       std::string_view resource = e.resource;
       if (!rewriteTo.empty() && resource == kWholeGpu) resource = rewriteTo;
-      auto& target = c.init ? initMax : sums;
-      auto it = target.find(resource);
-      if (it == target.end()) it = target.emplace(std::string(resource), 0).first;
-      it->second = c.init ? std::max(it->second, units) : addUnits(it->second, units);
+      int64_t& total = (c.init ? initMax : sums)[resource];
+      total = c.init ? std::max(total, units) : addUnits(total, units);
     }
   }
   for (const auto& [resource, units] : initMax) {
-    auto it = sums.find(resource);
-    if (it == sums.end()) {
-      sums.emplace(resource, units);
-    } else {
-      it->second = std::max(it->second, units);
-    }
+    int64_t& total = sums[resource];
+    total = std::max(total, units);
   }
   for (const auto& [resource, units] : gpu.claims.units) {
-    auto it = sums.find(resource);
-    if (it == sums.end()) it = sums.emplace(resource, 0).first;
-    it->second = addUnits(it->second, units);
+    int64_t& total = sums[resource];
+    total = addUnits(total, units);
   }
   return sums;
 }

@@ -3,6 +3,8 @@
 // a quantity of 0 is no GPU. DRA resource claims count as a GPU request too.
 #pragma once
 
+#include <array>
+
 #include <rapidjson/document.h>
 
 #include <cstdint>
@@ -87,11 +89,39 @@ bool isGpuResource(std::string_view resource, const policy::PolicySet& policy);
 PodGpu analyzeGpu(const PodView& pod, const policy::PolicySet& policy,
                   std::vector<Violation>* violations);
 
+// GPU units per resource name, in name order: what effectiveUnits returns. A pod asks for a
+// few resources at most, so they are kept in place (no node per resource, as a map would
+// allocate), spilling to the heap past kInPlace. The names are views into the pod, the policy or
+// the PodGpu the units were counted from, which must outlive this.
+class GpuUnits {
+ public:
+  struct Entry {
+    std::string_view first;  // the resource (pair-like: `for (auto& [resource, n] : units)`)
+    int64_t second = 0;      // its units
+  };
+  static constexpr std::size_t kInPlace = 4;
+
+  // The entry of `resource`, added with 0 units (in name order) when absent.
+  int64_t& operator[](std::string_view resource);
+  const Entry* find(std::string_view resource) const;
+
+  std::size_t size() const { return size_; }
+  bool empty() const { return size_ == 0; }
+  const Entry* begin() const { return data(); }
+  const Entry* end() const { return data() + size_; }
+
+ private:
+  const Entry* data() const { return size_ <= kInPlace ? inPlace_.data() : spilled_.data(); }
+
+  std::array<Entry, kInPlace> inPlace_{};
+  std::vector<Entry> spilled_;  // all entries once there are more than kInPlace
+  std::size_t size_ = 0;
+};
+
 // Effective units per resource: max(sum over app containers, max over init containers), plus
 // the units of the pod's GPU claims (claims are never rewritten).
 // When `rewriteTo` is non-empty, nvidia.com/gpu counts as that resource.
-std::map<std::string, int64_t, std::less<>> effectiveUnits(const PodGpu& gpu,
-                                                           std::string_view rewriteTo);
+GpuUnits effectiveUnits(const PodGpu& gpu, std::string_view rewriteTo);
 
 // "container \"x\"" or "init container \"x\"" for messages.
 std::string containerLabel(const ContainerGpu& c);

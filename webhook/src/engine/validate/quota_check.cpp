@@ -123,7 +123,7 @@ std::string fewerHint(const Budget& b, const QuotaInput& in, double left) {
   std::string unit = b.unit;
   if (unit.empty()) {  // a GPU-equivalents budget: count in the pod's resource when it has one
     if (in.units.size() != 1) return "request at most " + gpuEquivalentsText(left) + ", ";
-    unit = " " + in.units.begin()->first;
+    unit.assign(1, ' ').append(in.units.begin()->first);
     perUnit = gpuEquivalentsOf(in.units.begin()->first, 1, in.policy);
   }
   const auto fit = perUnit > 0 ? static_cast<int64_t>((left + kEpsilon) / perUnit) : 0;
@@ -161,7 +161,8 @@ void checkOne(const policy::Quota& q, const QuotaInput& in, std::vector<Violatio
             in, out);
     }
   }
-  for (const auto& [resource, units] : in.units) {
+  for (const auto& [name, units] : in.units) {
+    const std::string resource(name);  // the quota and usage maps are keyed by std::string
     auto it = q.perResource.find(resource);
     if (it == q.perResource.end()) continue;
     auto u = used.byResource.find(resource);

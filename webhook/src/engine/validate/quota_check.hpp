@@ -25,10 +25,10 @@ struct QuotaInput {
   const kube::Labels& namespaceLabels;
   const policy::PolicySet& policy;
   const UsageSnapshot& usage;
-  const policy::WorkloadClass* cls;                          // null for unclassified pods
-  double gpuEquivalents;                                     // what the pod adds, after the rewrite
-  const std::map<std::string, int64_t, std::less<>>& units;  // per resource, after the rewrite
-  const PodGpu& gpu;                                         // per container, for class hints
+  const policy::WorkloadClass* cls;  // null for unclassified pods
+  double gpuEquivalents;             // what the pod adds, after the rewrite
+  const GpuUnits& units;             // per resource, after the rewrite
+  const PodGpu& gpu;                 // per container, for class hints
   bool isTemplate = false;
 };
 
