@@ -66,12 +66,13 @@ bool mountsNamedVolume(const PodView& pod, const policy::CheckpointRule& rule) {
 
 void checkAnnotation(const PodView& pod, std::string_view value, const CheckpointReason& why,
                      const policy::CheckpointRule& rule, std::vector<Violation>& out) {
-  const std::string shown = text::quoted(text::oneLine(value, 120));
+  // The quoted value is built only for a message: a valid declaration costs no allocation.
+  const auto shown = [&] { return text::quoted(text::oneLine(value, 120)); };
   if (value.starts_with(policy::kCheckpointPvcPrefix)) {
     const std::string_view claim = value.substr(policy::kCheckpointPvcPrefix.size());
     if (!claim.empty() && mountsClaim(pod, claim)) return;
     out.push_back({rules::kCheckpointDangling,
-                   pod.subject + " declares checkpoint " + shown + why.text() +
+                   pod.subject + " declares checkpoint " + shown() + why.text() +
                        " but mounts no volume of PersistentVolumeClaim " +
                        text::quoted(text::oneLine(claim, 80)) +
                        ": add it to spec.volumes (persistentVolumeClaim.claimName) and mount it "
@@ -81,7 +82,7 @@ void checkAnnotation(const PodView& pod, std::string_view value, const Checkpoin
   }
   if (isUri(value)) return;
   out.push_back({rules::kCheckpointInvalid,
-                 pod.subject + " declares checkpoint " + shown + why.text() +
+                 pod.subject + " declares checkpoint " + shown() + why.text() +
                      ", which is neither pvc:<claim> nor a URI: " + howToDeclareCheckpoint(rule)});
 }
 

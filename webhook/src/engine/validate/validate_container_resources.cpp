@@ -60,18 +60,19 @@ void checkPresence(const Check& k, std::vector<Violation>& out) {
   if (k.rules.requireRequests.empty() && k.rules.requireLimits.empty()) return;
   for (const auto& c : k.in.gpu.containers) {
     std::vector<std::string> missing, fields;
-    const std::string base = resourcesField(k.in.pod, c);
+    // The field path, for messages only: built when something is missing.
+    const auto base = [&] { return resourcesField(k.in.pod, c); };
     for (const auto& r : k.rules.requireRequests) {
       const ContainerAmount a = k.amount(c, r);
       if (a.requestWritten || a.limitWritten || a.defaulted) continue;
       missing.push_back("no " + r + " request");
-      fields.push_back(base + ".requests." + r);
+      fields.push_back(base() + ".requests." + r);
     }
     for (const auto& r : k.rules.requireLimits) {
       const ContainerAmount a = k.amount(c, r);
       if (a.limitWritten || a.limitDefaulted) continue;
       missing.push_back("no " + r + " limit");
-      fields.push_back(base + ".limits." + r);
+      fields.push_back(base() + ".limits." + r);
     }
     if (missing.empty()) continue;
     out.push_back({rules::kContainerResourcesMissing,
@@ -85,9 +86,12 @@ void checkPresence(const Check& k, std::vector<Violation>& out) {
 // containers included) has a positive cpu and memory limit and, summed over the pod, the
 // positive requests equal the limits.
 void checkGuaranteed(const Check& k, std::vector<Violation>& out) {
-  const std::string why = "; " + ruleOwner(k.in.cls) +
-                          " runs Guaranteed pods (cpu and memory limits on every container, "
-                          "requests equal to them): set ";
+  // For messages only: built when a container falls short.
+  const auto why = [&] {
+    return "; " + ruleOwner(k.in.cls) +
+           " runs Guaranteed pods (cpu and memory limits on every container, requests equal to "
+           "them): set ";
+  };
   Nanos requests[2] = {0, 0}, limits[2] = {0, 0};
   for (const auto& c : k.in.gpu.containers)
     for (int i = 0; i < 2; ++i) {
@@ -95,7 +99,7 @@ void checkGuaranteed(const Check& k, std::vector<Violation>& out) {
       const std::string field = resourcesField(k.in.pod, c) + ".limits." + kCpuMemory[i];
       if (!positive(a.limit)) {
         out.push_back({rules::kQosNotGuaranteed, k.head(c) + ": no " + kCpuMemory[i] + " limit" +
-                                                     why + field +
+                                                     why() + field +
                                                      " (and the request equal to it)"});
         return;
       }
@@ -111,7 +115,7 @@ void checkGuaranteed(const Check& k, std::vector<Violation>& out) {
       out.push_back({rules::kQosNotGuaranteed,
                      k.head(c) + ": " + r + " request " +
                          (a.request ? showQuantity(*a.request, r) : std::string("none")) +
-                         " is not its limit " + showQuantity(*a.limit, r) + why +
+                         " is not its limit " + showQuantity(*a.limit, r) + why() +
                          resourcesField(k.in.pod, c) + ".requests." + r + " to " +
                          showQuantity(*a.limit, r)});
       return;
