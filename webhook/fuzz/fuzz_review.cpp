@@ -5,7 +5,8 @@
 //   - a pod that kept Kubernetes' extended-resource rules (whole quantities, requests equal to
 //     limits) still keeps them after the patch.
 // Any bytes must give an answer (200, or 4xx for bad input), never a crash; a raw control byte
-// is refused as invalid-json (RFC 8259); every warning line keeps the apiserver's limits.
+// is refused as invalid-json (RFC 8259); every warning line keeps the apiserver's limits; a
+// review into a result kept from earlier inputs answers as a fresh thread does.
 #include <rapidjson/document.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
@@ -16,6 +17,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 
 #include "admission/review.hpp"
 #include "engine/core/patch_op.hpp"
@@ -196,6 +198,36 @@ void checkWarnings(const std::string& responseBody) {
   if (total > 4096) fail("warnings exceed 4 KiB: " + std::to_string(total));
 }
 
+// The server reviews into one result per thread, kept from request to request: reviewed into
+// the result every earlier input left behind, this input must get what a thread that never
+// reviewed anything gives it (no field of an earlier request may remain).
+void checkKeptResult(std::string_view body, bool live, const admission::ReviewResult& expected) {
+  static admission::ReviewResult kept;
+  admission::review(body, admission::Endpoint::Mutate, shippedPolicy(), usage(live),
+                    engine::noSupply(), kept);
+  admission::ReviewResult fresh;
+  std::thread([&] {
+    fresh = admission::review(body, admission::Endpoint::Mutate, shippedPolicy(), usage(live));
+  }).join();
+  for (const admission::ReviewResult* r :
+       {static_cast<const admission::ReviewResult*>(&kept), &expected}) {
+    if (r->httpStatus != fresh.httpStatus || r->body != fresh.body ||
+        r->errorKind != fresh.errorKind || r->uid != fresh.uid ||
+        r->namespaceName != fresh.namespaceName || r->name != fresh.name || r->kind != fresh.kind ||
+        r->operation != fresh.operation || r->group != fresh.group ||
+        r->userName != fresh.userName || r->dryRun != fresh.dryRun ||
+        r->decision.has_value() != fresh.decision.has_value())
+      fail(std::string(r == &kept ? "a kept result" : "the same thread") +
+           " answers otherwise than a fresh thread: " + r->body.substr(0, 200) + " vs " +
+           fresh.body.substr(0, 200));
+    if (r->decision && (r->decision->reason != fresh.decision->reason ||
+                        r->decision->changes != fresh.decision->changes ||
+                        r->decision->warnings != fresh.decision->warnings))
+      fail("a kept decision differs from a fresh thread's: " + r->decision->reason + " vs " +
+           fresh.decision->reason);
+  }
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   const std::string_view body(reinterpret_cast<const char*>(data), size);
   const bool live = size % 2 == 0;
@@ -206,6 +238,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, std::size_t size) {
   // 0x1A..0x1F through in aligned blocks of a string).
   if (hasRawControlByte(body) && (mutated.httpStatus != 400 || mutated.errorKind != "invalid-json"))
     fail("a raw control byte was not refused as invalid-json: " + mutated.body.substr(0, 200));
+  checkKeptResult(body, live, mutated);
   if (mutated.httpStatus != 200) {
     if (mutated.httpStatus < 400 || mutated.httpStatus > 499) fail("status outside 4xx for input");
     return 0;
