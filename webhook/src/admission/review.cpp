@@ -84,7 +84,10 @@ void reviewWith(std::string_view requestBody, Endpoint endpoint, const policy::P
     return;
   }
 
-  // Per thread too, its strings reused; it points into this request's document only.
+  // Per thread too, its strings reused; it points into this request's document only. Like the
+  // arena and tSpareDecision, this makes review() non-reentrant on one thread: a decide
+  // function must not call review() (none does; the quota reservation reviews again only after
+  // the first review returned).
   thread_local AdmissionRequest req;
   if (auto e = readAdmissionRequest(doc, usage, req)) {
     fail(r, 400, std::move(*e));
