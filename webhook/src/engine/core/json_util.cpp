@@ -2,11 +2,17 @@
 
 namespace gpua::engine::json {
 
+namespace {
+
+// What the writer escapes (UTF-8 to UTF-8, default flags): control characters, '"' and '\\'.
+// Every other byte, non-ASCII included, is written as it is.
 bool needsEscape(std::string_view s) {
   for (const char c : s)
     if (static_cast<unsigned char>(c) < 0x20 || c == '"' || c == '\\') return true;
   return false;
 }
+
+}  // namespace
 
 void appendSerialized(std::string& out, const Value& v) {
   AppendWriter writer(out);
@@ -24,6 +30,18 @@ void appendQuoted(std::string& out, std::string_view s) {
   }
   AppendWriter writer(out);
   writer.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+void appendEscaped(std::string& out, std::string_view s) {
+  if (!needsEscape(s)) {
+    out.append(s);
+    return;
+  }
+  // The writer always quotes: write the literal, then drop its two quotes (a rare path).
+  const std::size_t at = out.size();
+  appendQuoted(out, s);
+  out.pop_back();
+  out.erase(at, 1);
 }
 
 std::string serialize(const Value& v) {

@@ -70,8 +70,8 @@ std::string quoteString(std::string_view s);
 // The same two, appended to `out` (byte-identical to the returning forms).
 void appendSerialized(std::string& out, const Value& v);
 void appendQuoted(std::string& out, std::string_view s);
-// What the writer escapes (UTF-8 to UTF-8, default flags): control characters, '"' and '\\'.
-// Every other byte, non-ASCII included, is written as it is.
-bool needsEscape(std::string_view s);
+// The inside of that literal, without the quotes: escaping is per character, so a literal can be
+// written from parts ('"', appendEscaped(a), appendEscaped(b), '"') with no joined copy.
+void appendEscaped(std::string& out, std::string_view s);
 
 }  // namespace gpua::engine::json

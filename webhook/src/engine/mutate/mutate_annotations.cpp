@@ -13,12 +13,11 @@ struct PolicyValue {
            v[name.size()] == '@' && v.ends_with(revision);
   }
   void appendQuotedTo(std::string& out) const {
-    std::string joined;  // only for a name or revision that needs escaping (never in practice)
-    if (json::needsEscape(name) || json::needsEscape(revision)) {
-      joined.append(name).append(1, '@').append(revision);
-      return json::appendQuoted(out, joined);
-    }
-    out.append(1, '"').append(name).append(1, '@').append(revision).append(1, '"');
+    out += '"';
+    json::appendEscaped(out, name);
+    out += '@';
+    json::appendEscaped(out, revision);
+    out += '"';
   }
 };
 

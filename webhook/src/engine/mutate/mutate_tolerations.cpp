@@ -73,24 +73,24 @@ void forEachNeededTaint(const MutationContext& ctx, const rapidjson::Value* exis
 
 void mutateTolerations(const MutationContext& ctx, MutationOutput& out) {
   const rapidjson::Value* existing = json::arrayMember(ctx.pod.spec, "tolerations");
-  std::size_t count = 0;
-  forEachNeededTaint(ctx, existing, [&](const policy::Taint&) { ++count; });
-  if (count == 0) return;
-  if (existing == nullptr) {
-    std::string& list = out.op(PatchOp::Kind::Add, "/spec/tolerations").valueJson;
-    list += '[';
-    forEachNeededTaint(ctx, existing, [&](const policy::Taint& t) {
-      if (list.size() > 1) list += ',';
-      appendToleration(list, t);
-    });
-    list += ']';
-  } else {
-    forEachNeededTaint(ctx, existing, [&](const policy::Taint& t) {
+  // Without a list the pod gets one op holding them all, opened at the first needed taint; with
+  // one, an op per taint appended to it. Only changes are added while `list` is written.
+  std::string* list = nullptr;
+  forEachNeededTaint(ctx, existing, [&](const policy::Taint& t) {
+    if (existing != nullptr) {
       appendToleration(out.op(PatchOp::Kind::Add, "/spec/tolerations/-").valueJson, t);
-    });
-  }
-  forEachNeededTaint(ctx, existing,
-                     [&](const policy::Taint& t) { out.change("toleration ", t.key); });
+    } else {
+      if (list == nullptr) {
+        list = &out.op(PatchOp::Kind::Add, "/spec/tolerations").valueJson;
+        *list += '[';
+      } else {
+        *list += ',';
+      }
+      appendToleration(*list, t);
+    }
+    out.change("toleration ", t.key);
+  });
+  if (list != nullptr) *list += ']';
 }
 
 }  // namespace gpua::engine

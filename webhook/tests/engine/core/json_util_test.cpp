@@ -38,6 +38,16 @@ TEST(JsonUtil, AppendQuotedWritesTheBytesOfRapidJsonsWriter) {
     json::appendQuoted(out, s);
     EXPECT_EQ(out, "prefix:" + rapidjsonQuoted(s)) << s;
     EXPECT_EQ(json::quoteString(s), rapidjsonQuoted(s)) << s;
+    // The inside alone, and a literal written from two parts, are the writer's bytes too.
+    std::string inside = "prefix:";
+    json::appendEscaped(inside, s);
+    EXPECT_EQ("prefix:\"" + inside.substr(7) + "\"", "prefix:" + rapidjsonQuoted(s)) << s;
+    std::string parts = "\"";
+    json::appendEscaped(parts, s);
+    parts += '@';
+    json::appendEscaped(parts, s);
+    parts += '"';
+    EXPECT_EQ(parts, rapidjsonQuoted(s + "@" + s)) << s;
   }
 }
 
