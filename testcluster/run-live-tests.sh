@@ -22,4 +22,6 @@ fi
 bash "$here/build.sh" >/dev/null
 cd "$here"
 export CGO_ENABLED=0 GOTOOLCHAIN=local GOFLAGS="-mod=mod -trimpath"
-exec go test -count=1 -v -timeout 40m "$@" ./live/
+# -json through the digest: the same -v output, then each failed test's own lines at the end,
+# where CI's tail shows them.
+go test -count=1 -json -timeout 40m "$@" ./live/ | python3 "$here/failure_digest.py"

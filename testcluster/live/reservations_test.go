@@ -42,10 +42,31 @@ func mixedPod(i int) string {
 func trainingPod(i int) string { return gpuPod(fmt.Sprintf("burst-%03d", i), "training", 1) }
 
 type replicas struct {
-	lb    string
-	ports []string
-	names []string
-	proxy *exec.Cmd
+	lb       string
+	ports    []string
+	names    []string
+	proxy    *exec.Cmd
+	proxyLog string // haproxy's stderr: its health checks' verdicts (a replica DOWN, UP again)
+}
+
+// logHealth logs what haproxy said about the replicas' health: a replica it took out of the
+// rotation during a burst explains an uneven split.
+func (rs *replicas) logHealth(t *testing.T) {
+	b, err := os.ReadFile(rs.proxyLog)
+	if err != nil {
+		t.Logf("haproxy's log: %v", err)
+		return
+	}
+	said := false
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.Contains(line, "Server replicas/") {
+			t.Logf("haproxy: %s", line)
+			said = true
+		}
+	}
+	if !said {
+		t.Logf("haproxy changed no replica's state")
+	}
 }
 
 // startReplicas starts n `serve` replicas (serve flags in args) behind haproxy, round robin with
@@ -90,6 +111,7 @@ defaults
   timeout connect 2s
   timeout client 30s
   timeout server 30s
+  timeout check 3s
   retries 3
   option redispatch
 frontend webhook
@@ -99,6 +121,13 @@ backend replicas
   balance roundrobin
 %s`, rs.lb, pem, servers))
 	rs.proxy = exec.Command(haproxy, "-f", cfg, "-db")
+	rs.proxyLog = filepath.Join(t.TempDir(), "haproxy.log")
+	proxyLog, err := os.Create(rs.proxyLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer proxyLog.Close()
+	rs.proxy.Stdout, rs.proxy.Stderr = proxyLog, proxyLog
 	if err := rs.proxy.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -412,12 +441,17 @@ func testQuotaReservations(t *testing.T) {
 				for i := range after {
 					total += after[i] - before[i]
 				}
+				uneven := false
 				for i := range after {
 					share := (after[i] - before[i]) / total
 					shares = append(shares, fmt.Sprintf("%.0f%%", 100*share))
 					if share < 0.30 {
 						t.Errorf("replica %d answered %.0f of %.0f /validate calls (< 30%%)", i+1, after[i]-before[i], total)
+						uneven = true
 					}
+				}
+				if uneven {
+					rs.logHealth(t)
 				}
 				held, heldUnits, _ := podsHeld(t, ns)
 				units := fmt.Sprint(heldUnits)
