@@ -30,34 +30,49 @@ class Counter;
 inline constexpr std::size_t kMaxLogValueBytes = 4096;
 inline constexpr std::size_t kMaxLogListItems = 64;
 
+// A field's key: a literal of printable ASCII without quotes or backslashes, checked when the
+// program compiles (a key that would need escaping does not compile), so a line writes its keys
+// as they are.
+class LogKey {
+ public:
+  consteval LogKey(const char* key) : key_(key) {  // NOLINT: implicit from a literal
+    for (const char c : key_)
+      if (c < 0x20 || c > 0x7e || c == '"' || c == '\\') throw "a log key must be plain ASCII";
+  }
+  std::string_view view() const { return key_; }
+
+ private:
+  std::string_view key_;
+};
+
 // One key/value of a log line. Views only: a field lives for the duration of the log() call.
 class LogField {
  public:
-  LogField(std::string_view key, std::string_view v) : key_(key), value_(v) {}
-  LogField(std::string_view key, const char* v) : key_(key), value_(std::string_view(v)) {}
-  LogField(std::string_view key, const std::string& v) : key_(key), value_(std::string_view(v)) {}
+  LogField(LogKey key, std::string_view v) : key_(key), value_(v) {}
+  LogField(LogKey key, const char* v) : key_(key), value_(std::string_view(v)) {}
+  LogField(LogKey key, const std::string& v) : key_(key), value_(std::string_view(v)) {}
   // A temporary string would dangle in a field list kept beyond one expression: pass a named
   // string (or a string_view whose owner outlives the log call).
-  LogField(std::string_view key, std::string&& v) = delete;
-  LogField(std::string_view key, bool v) : key_(key), value_(v) {}
-  LogField(std::string_view key, double v) : key_(key), value_(v) {}
+  LogField(LogKey key, std::string&& v) = delete;
+  LogField(LogKey key, bool v) : key_(key), value_(v) {}
+  LogField(LogKey key, double v) : key_(key), value_(v) {}
   template <std::signed_integral T>
-  requires(!std::same_as<T, bool>) LogField(std::string_view key, T v)
+  requires(!std::same_as<T, bool>) LogField(LogKey key, T v)
       : key_(key), value_(static_cast<int64_t>(v)) {}
   template <std::unsigned_integral T>
-  requires(!std::same_as<T, bool>) LogField(std::string_view key, T v)
+  requires(!std::same_as<T, bool>) LogField(LogKey key, T v)
       : key_(key), value_(static_cast<uint64_t>(v)) {}
-  LogField(std::string_view key, const std::vector<std::string>& v)
+  LogField(LogKey key, const std::vector<std::string>& v)
       : key_(key), value_(std::span<const std::string>(v)) {}
-  LogField(std::string_view key, std::vector<std::string>&& v) = delete;  // would dangle
-  LogField(std::string_view key, std::span<const std::string> v) : key_(key), value_(v) {}
-  LogField(std::string_view key, std::nullptr_t) : key_(key), value_(std::monostate{}) {}
+  LogField(LogKey key, std::vector<std::string>&& v) = delete;  // would dangle
+  LogField(LogKey key, std::span<const std::string> v) : key_(key), value_(v) {}
+  LogField(LogKey key, std::nullptr_t) : key_(key), value_(std::monostate{}) {}
 
   // Appends `,"key":value`.
   void appendTo(std::string& out) const;
 
  private:
-  std::string_view key_;
+  LogKey key_;
   std::variant<std::monostate, std::string_view, bool, double, int64_t, uint64_t,
                std::span<const std::string>>
       value_;

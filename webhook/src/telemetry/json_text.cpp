@@ -5,6 +5,10 @@
 #include <cstring>
 #include <ctime>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "text/utf8.hpp"
 
 namespace gpua::telemetry {
@@ -78,8 +82,24 @@ constexpr bool allPlain(uint64_t v) {
           anyEqual(v, '\\')) == 0;
 }
 
-// The end of the run of plainAscii characters starting at text[i].
+// The end of the run of plainAscii characters starting at text[i]: 16 bytes a step where SSE2
+// is there, then 8, then one by one.
 std::size_t plainRunEnd(std::string_view text, std::size_t i) {
+#if defined(__SSE2__)
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  const __m128i del = _mm_set1_epi8(0x7f);
+  const __m128i space = _mm_set1_epi8(' ');
+  for (; i + 16 <= text.size(); i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
+    // Signed: bytes from 0x80 up are negative, so "below a space" also catches non-ASCII.
+    const __m128i hit = _mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+        _mm_or_si128(_mm_cmpeq_epi8(v, del), _mm_cmplt_epi8(v, space)));
+    if (const int mask = _mm_movemask_epi8(hit))
+      return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
+  }
+#endif
   for (uint64_t v; i + 8 <= text.size(); i += 8) {
     std::memcpy(&v, text.data() + i, 8);
     if (!allPlain(v)) break;
