@@ -38,19 +38,18 @@ std::string sanitizeAuditAnnotationKey(std::string_view key) {
   return out;
 }
 
-bool auditAnnotationsAreClean(const std::map<std::string, std::string>& annotations) {
+bool auditAnnotationsAreClean(const engine::AnnotationMap& annotations) {
   for (const auto& [key, value] : annotations)
     if (!isValidAuditAnnotationKey(key) || !isCleanLine(value, kMaxAuditValueBytes)) return false;
   return true;
 }
 
-std::map<std::string, std::string> sanitizeAuditAnnotations(
-    const std::map<std::string, std::string>& annotations) {
-  std::map<std::string, std::string> out;
+engine::AnnotationMap sanitizeAuditAnnotations(const engine::AnnotationMap& annotations) {
+  engine::AnnotationMap out;
   for (const auto& [key, value] : annotations) {
-    std::string k = sanitizeAuditAnnotationKey(key);
-    if (k.empty()) continue;
-    out.try_emplace(std::move(k), sanitizeLine(value, kMaxAuditValueBytes));
+    const std::string k = sanitizeAuditAnnotationKey(key);
+    if (k.empty() || out.contains(k)) continue;  // the first one wins
+    out[k] = sanitizeLine(value, kMaxAuditValueBytes);
   }
   return out;
 }

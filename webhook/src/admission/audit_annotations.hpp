@@ -3,9 +3,10 @@
 // ending alphanumeric. It prefixes each key with the webhook's name itself.
 #pragma once
 
-#include <map>
 #include <string>
 #include <string_view>
+
+#include "engine/core/annotation_map.hpp"
 
 namespace gpua::admission {
 
@@ -19,11 +20,10 @@ std::string sanitizeAuditAnnotationKey(std::string_view key);
 
 // Every entry with a sanitized key (first one wins on a collision; empty keys dropped) and a
 // value cleaned to one line of valid UTF-8.
-std::map<std::string, std::string> sanitizeAuditAnnotations(
-    const std::map<std::string, std::string>& annotations);
+engine::AnnotationMap sanitizeAuditAnnotations(const engine::AnnotationMap& annotations);
 
 // True when sanitizeAuditAnnotations(annotations) is `annotations` itself (valid keys, clean
 // values), so a writer can use them without the copy.
-bool auditAnnotationsAreClean(const std::map<std::string, std::string>& annotations);
+bool auditAnnotationsAreClean(const engine::AnnotationMap& annotations);
 
 }  // namespace gpua::admission

@@ -71,7 +71,7 @@ void writeStrings(JsonWriter& w, std::string_view name, std::span<const std::str
   w.EndArray();
 }
 
-void writeAnnotations(JsonWriter& w, const std::map<std::string, std::string>& annotations) {
+void writeAnnotations(JsonWriter& w, const engine::AnnotationMap& annotations) {
   if (annotations.empty()) return;
   key(w, "auditAnnotations");
   w.StartObject();
@@ -84,7 +84,7 @@ void writeAnnotations(JsonWriter& w, const std::map<std::string, std::string>& a
 
 // The engine's annotations and warnings are nearly always clean already: written as they are
 // (the same bytes the sanitizers would give), without building sanitized copies.
-void writeAuditAnnotations(JsonWriter& w, const std::map<std::string, std::string>& raw) {
+void writeAuditAnnotations(JsonWriter& w, const engine::AnnotationMap& raw) {
   if (auditAnnotationsAreClean(raw)) return writeAnnotations(w, raw);
   writeAnnotations(w, sanitizeAuditAnnotations(raw));
 }

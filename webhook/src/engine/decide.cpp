@@ -50,7 +50,7 @@ struct Evaluation {
   const policy::WorkloadClass* cls = nullptr;
   bool validateOnly = false;
   // Resolved once for validation, quota and mutation (Classified only).
-  std::vector<const policy::Pool*> pools;
+  PoolList pools;
   std::string_view rewriteTo;  // nvidia.com/gpu is renamed to this; empty = no rewrite
   // The pod's own placement contradicts every pool of its class (placement-conflict).
   bool placementConflict = false;
@@ -105,14 +105,13 @@ std::string unclassifiedMessage(const PodView& pod, const PodGpu& gpu, const Sco
 // (the class's, resolved once per pod) for a GPU pod, its CPU pools for a pod without GPUs it
 // places, none for a pod no class places.
 void guardPlacement(const PodView& pod, const PodGpu& gpu, const policy::WorkloadClass* cls,
-                    const std::vector<const policy::Pool*>& gpuPools,
-                    const policy::PolicySet& policy, std::vector<Violation>& out) {
+                    const PoolList& gpuPools, const policy::PolicySet& policy,
+                    std::vector<Violation>& out) {
   if (!policy.fieldGuards.guardsPlacement()) return;
   if (cls == nullptr) return checkPlacementGuards(pod, {}, policy, out);
-  if (gpu.hasGpu) return checkPlacementGuards(pod, gpuPools, policy, out);
-  const auto cpuPools =
-      placesCpuPods(*cls) ? cpuPoolsOf(*cls, policy) : std::vector<const policy::Pool*>();
-  checkPlacementGuards(pod, cpuPools, policy, out);
+  if (gpu.hasGpu) return checkPlacementGuards(pod, poolSpan(gpuPools), policy, out);
+  const auto cpuPools = placesCpuPods(*cls) ? cpuPoolsOf(*cls, policy) : PoolList();
+  checkPlacementGuards(pod, poolSpan(cpuPools), policy, out);
 }
 
 // A denial in enforce mode is coming: mutating the object would be pointless.
@@ -134,7 +133,7 @@ bool deadlineAllowed(const PodView& pod, const Scope& s) {
 void judgeByAllPodsRules(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& ev,
                          std::vector<Violation>& violations) {
   if (!s.policy.allPodsJudged) return;
-  static const std::vector<const policy::Pool*> kNoPools;
+  static const PoolList kNoPools;
   const ValidationInput vin{pod,
                             gpu,
                             s.policy,
@@ -311,8 +310,7 @@ void dropOffloadedViolations(const policy::PolicySet& policy, std::vector<Violat
   });
 }
 
-void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
-  const PodView pod = podViewOf(object);
+void judgePod(const PodView& pod, const rapidjson::Value& object, const Scope& s, Decision& d) {
   if (std::string why = policyExemption(pod, s.namespaceName, s.context.namespaceLabels, s.policy);
       !why.empty()) {
     d.outcome = Outcome::Exempt;
@@ -353,6 +351,14 @@ void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
   if (ev.validateOnly || !shapeOk || deniedInEnforceMode(d)) return;
   if (ev.cls != nullptr) mutate(pod, gpu, s, ev, d);
   if (ev.allPodsRules) mutateAllPodsDefaults(pod, gpu, s, d);
+}
+
+void decidePod(const rapidjson::Value& object, const Scope& s, Decision& d) {
+  // The subject's memory is the kept Decision's, lent to the view and given back holding the
+  // pod's name: a warm request names its pod without allocating.
+  PodView pod = podViewOf(object, std::move(d.subject));
+  judgePod(pod, object, s, d);
+  d.subject = std::move(pod.subject);
 }
 
 // The template's own mutations, with paths under its place in the workload; `changes` name it.

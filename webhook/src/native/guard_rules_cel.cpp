@@ -16,7 +16,7 @@ namespace gpua::native {
 
 namespace rules = policy::rules;
 using cel::str;
-using Pools = std::vector<const policy::Pool*>;
+using Pools = engine::PoolList;
 
 namespace {
 

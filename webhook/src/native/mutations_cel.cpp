@@ -17,7 +17,7 @@ namespace {
 
 using cel::str;
 using policy::NodeOperator;
-using Pools = std::vector<const policy::Pool*>;
+using Pools = engine::PoolList;
 
 // The apiserver's MutatingAdmissionPolicy types a JSON Patch value by its place in the pod.
 constexpr const char* kRequiredType =

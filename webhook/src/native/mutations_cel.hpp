@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/classify/class_placement.hpp"
 #include "native/pod_cel.hpp"
 #include "policy/policy_set.hpp"
 
@@ -29,18 +30,18 @@ std::vector<CompiledMutation> compiledMutations(const policy::PolicySet& policy)
 // would write is what a class that requires the effect demands.
 
 // The class's GPU pools, in its order (engine/decide's poolsOf).
-std::vector<const policy::Pool*> classPools(const policy::WorkloadClass& cls,
+engine::PoolList classPools(const policy::WorkloadClass& cls,
                                             const policy::PolicySet& policy);
 
 // mutate_tolerations: the taints of `pools` (each once) that no toleration of the CEL list
 // `tols` tolerates, as the CEL list of `item(taint)` for each; "" when the pools have no taints.
-std::string untoleratedTaints(const std::vector<const policy::Pool*>& pools,
+std::string untoleratedTaints(const engine::PoolList& pools,
                               const std::function<std::string(const policy::Taint&)>& item);
 
 // mutate_affinity: some pool of `pools` has every requirement implied by the pod's term `t` (a
 // CEL term; "" = no term) with spec.nodeSelector (the CEL map `ns`); and the requirements of
 // `pool` they do not imply, each as `item(requirement)`, as a CEL list.
-std::string satisfied(const std::vector<const policy::Pool*>& pools, const std::string& t);
+std::string satisfied(const engine::PoolList& pools, const std::string& t);
 std::string unimplied(const policy::Pool& pool, const std::string& t,
                       const std::function<std::string(const policy::NodeRequirementRef&)>& item);
 
@@ -50,7 +51,7 @@ std::string priorityChange(const policy::PolicySet& policy, const policy::Worklo
 
 // mutate_runtime: the runtime class written (the first pool's that has one), or null; and the
 // CEL condition that the pod names one itself (then nothing is written).
-const std::string* poolRuntimeClass(const std::vector<const policy::Pool*>& pools);
+const std::string* poolRuntimeClass(const engine::PoolList& pools);
 std::string namesRuntimeClass();
 
 // What the webhook writes that no compiled policy does, for this policy, each with why.

@@ -15,7 +15,7 @@ namespace gpua::native {
 namespace rules = policy::rules;
 using cel::str;
 using policy::EffectMode;
-using Pools = std::vector<const policy::Pool*>;
+using Pools = engine::PoolList;
 
 namespace {
 

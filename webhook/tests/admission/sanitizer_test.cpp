@@ -170,8 +170,7 @@ TEST(AuditAnnotations, SanitizedKeysAreAlwaysValid) {
 TEST(AuditAnnotations, MapDropsEmptyKeysKeepsFirstOnCollisionAndCleansValues) {
   const auto out = sanitizeAuditAnnotations(
       {{"a/b", "first"}, {"a?b", "second"}, {"/", "gone"}, {"violation", "line1\nline2"}});
-  EXPECT_EQ(out,
-            (std::map<std::string, std::string>{{"a-b", "first"}, {"violation", "line1 line2"}}));
+  EXPECT_EQ(out, (engine::AnnotationMap{{"a-b", "first"}, {"violation", "line1 line2"}}));
 }
 
 // The writers' fast paths: "clean" must mean the sanitizer returns the input itself, and every
@@ -202,7 +201,7 @@ TEST(CleanChecks, AgreeWithTheSanitizers) {
   EXPECT_FALSE(warningsAreClean({"same", "same"}));
   EXPECT_FALSE(warningsAreClean({long121}));
   EXPECT_FALSE(warningsAreClean(W(35, long120)));
-  using A = std::map<std::string, std::string>;
+  using A = engine::AnnotationMap;
   for (const A& a :
        {A{}, A{{"violation", "ok"}}, A{{"a/b", "x"}}, A{{"k", "line1\nline2"}}, A{{"k", ""}}}) {
     const bool clean = auditAnnotationsAreClean(a);

@@ -114,6 +114,31 @@ TEST(Robustness, NonObjectRootsAndEmptyObjects) {
   }
 }
 
+// Decision::subject names the pod judged, whatever was decided into the same Decision before
+// (its memory is lent to the pod view and given back): a long name (messages cut names at 80
+// characters), a generateName, none.
+TEST(DecisionSubject, NamesEachPodDecidedIntoOneDecision) {
+  const auto policy = makePolicy();
+  const std::string longName(80, 'n');
+  const std::vector<std::pair<std::string, std::string>> pods = {
+      {R"({"metadata":{"name":")" + longName + R"("},"spec":{"containers":[{"name":"c"}]}})",
+       "pod \"" + longName + "\""},
+      {R"({"metadata":{"generateName":"web-"},"spec":{"containers":[{"name":"c"}]}})",
+       "pod \"web-\" (generateName)"},
+      {R"({"metadata":{},"spec":{"containers":[{"name":"c"}]}})", "pod (no name)"},
+      {gpuPod(R"({"gpu-admission.io/class":"training"})", R"({"limits":{"nvidia.com/gpu":"1"}})"),
+       "pod \"trainer-0\""},
+  };
+  Decision kept;
+  for (int round = 0; round < 2; ++round) {
+    for (const auto& [json, subject] : pods) {
+      rapidjson::Document doc = parse(json);
+      decide(doc, podContext(), policy, emptyUsage(), noSupply(), kept);
+      EXPECT_EQ(kept.subject, subject) << json;
+    }
+  }
+}
+
 TEST(Robustness, ManyContainersWithHugeQuantities) {
   std::string pod =
       R"({"metadata":{"name":"big","labels":{"gpu-admission.io/class":"training"}},"spec":{"containers":[)";

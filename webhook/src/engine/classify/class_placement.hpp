@@ -4,6 +4,9 @@
 // cpuPools (a CPU notebook) gets only the class annotations.
 #pragma once
 
+#include <boost/container/small_vector.hpp>
+
+#include <span>
 #include <vector>
 
 #include "engine/pod/gpu_request.hpp"
@@ -48,10 +51,19 @@ inline std::string ruleOwner(const policy::WorkloadClass& cls) {
                              : "class " + cls.name;
 }
 
+// A class's pools, resolved for one pod: a class names a few, so they are kept in place (a
+// request resolves them without allocating; a class of more pools spills to the heap).
+using PoolList = boost::container::small_vector<const policy::Pool*, 4>;
+
+// The list as a span (Boost's iterators are not std::contiguous_iterator, so no conversion).
+inline std::span<const policy::Pool* const> poolSpan(const PoolList& pools) {
+  return {pools.data(), pools.size()};
+}
+
 // The pools `names` names, in that order, found by `find` (names without a pool are skipped).
 template <typename Find>
-std::vector<const policy::Pool*> poolsNamed(const std::vector<std::string>& names, Find find) {
-  std::vector<const policy::Pool*> out;
+PoolList poolsNamed(const std::vector<std::string>& names, Find find) {
+  PoolList out;
   out.reserve(names.size());
   for (const auto& name : names)
     if (const auto* pool = find(name)) out.push_back(pool);
@@ -59,13 +71,11 @@ std::vector<const policy::Pool*> poolsNamed(const std::vector<std::string>& name
 }
 
 // The class's GPU pools, in its order: where its GPU pods go.
-inline std::vector<const policy::Pool*> gpuPoolsOf(const policy::WorkloadClass& cls,
-                                                   const policy::PolicySet& policy) {
+inline PoolList gpuPoolsOf(const policy::WorkloadClass& cls, const policy::PolicySet& policy) {
   return poolsNamed(cls.pools, [&](const std::string& n) { return policy.findPool(n); });
 }
 
-inline std::vector<const policy::Pool*> cpuPoolsOf(const policy::WorkloadClass& cls,
-                                                   const policy::PolicySet& policy) {
+inline PoolList cpuPoolsOf(const policy::WorkloadClass& cls, const policy::PolicySet& policy) {
   return poolsNamed(cls.cpuPools, [&](const std::string& n) { return policy.findCpuPool(n); });
 }
 

@@ -22,6 +22,7 @@ const char* outcomeName(Decision::Outcome o) {
 
 void Decision::clear() {
   outcome = Outcome::NotApplicable;
+  subject.clear();
   className.clear();
   reason.clear();
   mode = policy::Mode::Enforce;

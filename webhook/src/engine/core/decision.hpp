@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/core/annotation_map.hpp"
 #include "engine/core/patch_op.hpp"
 #include "engine/core/recycled_list.hpp"
 #include "policy/policy_set.hpp"
@@ -57,6 +58,9 @@ struct Decision {
     Unclassified,   // a GPU pod that matched no class
   } outcome = Outcome::NotApplicable;
 
+  // How the engine's messages name the object when it is a pod: `pod "trainer-0"` (empty for
+  // other objects).
+  std::string subject;
   std::string className;  // empty unless Classified
   std::string reason;     // why: "label gpu-admission.io/class=training (classes[0].match.any[0])"
   policy::Mode mode = policy::Mode::Enforce;  // the rollout mode that applied
@@ -66,7 +70,7 @@ struct Decision {
   TextList warnings;                  // for AdmissionResponse.warnings (each one line, short)
   std::vector<Violation> violations;  // every broken rule, whatever the mode
   std::optional<Denial> denial;       // set only when a violation is enforced
-  std::map<std::string, std::string> auditAnnotations;  // keys valid for auditAnnotations
+  AnnotationMap auditAnnotations;     // keys valid for auditAnnotations
 
   double gpuEquivalents = 0;  // what the stored pod adds (RequestContext::patchApplied)
   // A quota covers this GPU pod but live usage was unavailable, so PolicySet::quotaUnavailable

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/classify/class_placement.hpp"
 #include "engine/classify/classify.hpp"
 #include "engine/core/patch_op.hpp"
 #include "engine/pod/gpu_request.hpp"
@@ -21,7 +22,7 @@ struct MutationContext {
   const PodGpu& gpu;
   const policy::PolicySet& policy;
   const policy::WorkloadClass& cls;
-  std::vector<const policy::Pool*> pools;  // the class's pools, resolved
+  PoolList pools;  // the class's pools, resolved
   std::string_view rewriteTo;              // nvidia.com/gpu is renamed to this; empty = no rewrite
 };
 

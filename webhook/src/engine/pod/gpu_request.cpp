@@ -29,7 +29,7 @@ std::string containerField(const PodView& pod, const ContainerGpu& c) {
 
 namespace {
 
-GpuEntry* findEntry(std::vector<GpuEntry>& entries, std::string_view resource) {
+GpuEntry* findEntry(GpuEntries& entries, std::string_view resource) {
   for (auto& e : entries)
     if (e.resource == resource) return &e;
   return nullptr;

@@ -3,9 +3,10 @@
 // a quantity of 0 is no GPU. DRA resource claims count as a GPU request too.
 #pragma once
 
-#include <array>
-
+#include <boost/container/small_vector.hpp>
 #include <rapidjson/document.h>
+
+#include <array>
 
 #include <cstdint>
 #include <map>
@@ -48,6 +49,10 @@ struct GpuEntry {
   }
 };
 
+// A container asks for a GPU resource or two, and a pod has a few containers: both lists are
+// kept in place, so reading a typical pod allocates nothing (longer lists spill to the heap).
+using GpuEntries = boost::container::small_vector<GpuEntry, 2>;
+
 struct ContainerGpu {
   const rapidjson::Value* container = nullptr;  // always an object
   std::string_view name;
@@ -56,7 +61,7 @@ struct ContainerGpu {
   const rapidjson::Value* resources = nullptr;  // objects or null
   const rapidjson::Value* requests = nullptr;
   const rapidjson::Value* limits = nullptr;
-  std::vector<GpuEntry> gpus;
+  GpuEntries gpus;
   // resources.claims non-empty (DRA); with spec.dra, only claims that hold GPUs or are unknown
   bool hasClaims = false;
 
@@ -73,8 +78,10 @@ struct ContainerGpu {
   }
 };
 
+using ContainerGpus = boost::container::small_vector<ContainerGpu, 4>;
+
 struct PodGpu {
-  std::vector<ContainerGpu> containers;  // app containers first, then init containers
+  ContainerGpus containers;  // app containers first, then init containers
   bool hasGpu = false;
   bool hasResourceClaims = false;  // spec.resourceClaims non-empty
   bool requestsMig = false;        // some container asks for an nvidia.com/mig-* resource

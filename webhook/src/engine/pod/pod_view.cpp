@@ -44,14 +44,16 @@ std::string_view PodView::specString(std::string_view key) const {
   return json::stringMember(spec, key);
 }
 
-PodView podViewOf(const rapidjson::Value& pod) {
+PodView podViewOf(const rapidjson::Value& pod, std::string subjectMemory) {
   PodView view;
+  view.subject = std::move(subjectMemory);
+  view.subject.clear();
   view.root = &pod;
   view.metadata = json::objectMember(&pod, "metadata");
   view.spec = json::objectMember(&pod, "spec");
   const std::string_view name = json::stringMember(view.metadata, "name");
   const std::string_view generateName = json::stringMember(view.metadata, "generateName");
-  // Written in place: one allocation at most, for a name longer than a few characters.
+  // Written in place: no allocation when the memory given suffices, one at most otherwise.
   if (!name.empty()) {
     view.subject += "pod ";
     text::appendQuoted(view.subject, name);

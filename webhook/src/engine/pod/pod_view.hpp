@@ -29,8 +29,10 @@ struct PodView {
   std::string_view specString(std::string_view key) const;
 };
 
-// A pod object: subject from metadata.name, or generateName when the name is empty.
-PodView podViewOf(const rapidjson::Value& pod);
+// A pod object: subject from metadata.name, or generateName when the name is empty. The
+// subject is written into `subjectMemory` (emptied first): a caller that keeps the string from
+// pod to pod names each without allocating.
+PodView podViewOf(const rapidjson::Value& pod, std::string subjectMemory = {});
 
 // A pod template inside a workload, e.g. kind "Deployment", path "spec.template".
 PodView templateViewOf(const rapidjson::Value& tmpl, std::string_view kind,

@@ -51,7 +51,7 @@ struct PoolView {
 // keeps the request path free of allocations (more pools than that spill to the heap).
 class PoolViews {
  public:
-  PoolViews(const std::vector<const policy::Pool*>& pools, const SupplySnapshot& supply) {
+  PoolViews(const PoolList& pools, const SupplySnapshot& supply) {
     for (const auto* p : pools) add({p, supply.pool(p->name)});
   }
   std::size_t size() const { return count_; }

@@ -8,6 +8,7 @@
 #include <vector>
 #include "policy/rule_ids.hpp"
 
+#include "engine/classify/class_placement.hpp"
 #include "engine/context/supply.hpp"
 #include "engine/core/decision.hpp"
 #include "engine/pod/gpu_request.hpp"
@@ -24,7 +25,7 @@ struct CapacityInput {
   const PodGpu& gpu;
   const policy::PolicySet& policy;
   const policy::WorkloadClass& cls;
-  const std::vector<const policy::Pool*>& pools;  // the class's pools
+  const PoolList& pools;  // the class's pools
   std::string_view rewriteTo;                     // see gpuRewriteTarget()
   const SupplySnapshot& supply;                   // summarized for `policy`
 };

@@ -6,6 +6,7 @@
 #include <vector>
 #include "policy/rule_ids.hpp"
 
+#include "engine/classify/class_placement.hpp"
 #include "engine/context/supply.hpp"
 #include "engine/core/decision.hpp"
 #include "engine/pod/pod_view.hpp"
@@ -18,7 +19,7 @@ inline constexpr std::string_view kPlacementConflictRule = policy::rules::kPlace
 struct PlacementInput {
   const PodView& pod;
   const policy::WorkloadClass& cls;
-  const std::vector<const policy::Pool*>& pools;  // the class's pools
+  const PoolList& pools;  // the class's pools
   // With node data, a pod bound by spec.nodeName is also checked against that node's labels.
   const SupplySnapshot* supply = nullptr;
 };

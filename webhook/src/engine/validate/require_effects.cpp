@@ -129,7 +129,7 @@ Patch expressionsPatch(const ValidationInput& in, const policy::Pool& pool) {
 // The fix through spec.nodeSelector, when one pool has labels (a nodeSelector cannot say "one
 // of these pools"): its labels there, plus node affinity for its matchExpressions.
 std::string nodeSelectorAlternative(const ValidationInput& in) {
-  std::vector<const policy::Pool*> placing;
+  PoolList placing;
   for (const auto* p : in.pools)
     if (!p->nodeSelector.empty()) placing.push_back(p);
   if (placing.size() != 1) return {};

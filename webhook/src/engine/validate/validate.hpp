@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/classify/class_placement.hpp"
 #include "engine/context/supply.hpp"
 #include "engine/core/decision.hpp"
 #include "engine/pod/gpu_request.hpp"
@@ -21,7 +22,7 @@ struct ValidationInput {
   const PodGpu& gpu;
   const policy::PolicySet& policy;
   const policy::WorkloadClass& cls;
-  const std::vector<const policy::Pool*>& pools;  // the class's pools
+  const PoolList& pools;  // the class's pools
   std::string_view namespaceName;
   const kube::Labels& namespaceLabels;
   std::string_view rewriteTo;  // see gpuRewriteTarget()
@@ -66,7 +67,7 @@ void checkClassDeviceClasses(const ValidationInput& in, std::vector<Violation>& 
 
 // node-selector-conflict (placement via nodeSelector, onConflict keep or deny).
 void checkNodeSelectorConflict(const PodView& pod, const policy::WorkloadClass& cls,
-                               const std::vector<const policy::Pool*>& pools,
+                               const PoolList& pools,
                                std::vector<Violation>& out);
 
 // Why a pod must declare a checkpoint, as `<before><name><after>` (" is in class training, which

@@ -11,7 +11,7 @@ namespace gpua::engine {
 namespace rules = policy::rules;
 
 void checkNodeSelectorConflict(const PodView& pod, const policy::WorkloadClass& cls,
-                               const std::vector<const policy::Pool*>& pools,
+                               const PoolList& pools,
                                std::vector<Violation>& out) {
   if (cls.placement.via != policy::Placement::Via::NodeSelector ||
       cls.placement.onConflict == policy::Placement::OnConflict::Overwrite)

@@ -78,6 +78,7 @@ TEST(RecycledList, ClearLetsGoOfAHugeRequestsMemory) {
 TEST(DecisionClear, IsADefaultDecisionAgain) {
   Decision d;
   d.outcome = Decision::Outcome::Classified;
+  d.subject = "pod \"trainer-0\"";
   d.className = "training";
   d.reason = "label";
   d.mode = policy::Mode::Warn;
@@ -94,6 +95,7 @@ TEST(DecisionClear, IsADefaultDecisionAgain) {
   d.clear();
   const Decision fresh;
   EXPECT_EQ(d.outcome, fresh.outcome);
+  EXPECT_EQ(d.subject, fresh.subject);
   EXPECT_EQ(d.className, fresh.className);
   EXPECT_EQ(d.reason, fresh.reason);
   EXPECT_EQ(d.mode, fresh.mode);
