@@ -106,7 +106,7 @@ std::string unclassifiedMessage(const PodView& pod, const PodGpu& gpu, const Sco
 // places, none for a pod no class places.
 void guardPlacement(const PodView& pod, const PodGpu& gpu, const policy::WorkloadClass* cls,
                     const PoolList& gpuPools, const policy::PolicySet& policy,
-                    std::vector<Violation>& out) {
+                    Violations& out) {
   if (!policy.fieldGuards.guardsPlacement()) return;
   if (cls == nullptr) return checkPlacementGuards(pod, {}, policy, out);
   if (gpu.hasGpu) return checkPlacementGuards(pod, poolSpan(gpuPools), policy, out);
@@ -131,7 +131,7 @@ bool deadlineAllowed(const PodView& pod, const Scope& s) {
 
 // A pod no class takes, judged by the rules of scope allPods (when the policy has any).
 void judgeByAllPodsRules(const PodView& pod, const PodGpu& gpu, const Scope& s, Evaluation& ev,
-                         std::vector<Violation>& violations) {
+                         Violations& violations) {
   if (!s.policy.allPodsJudged) return;
   static const PoolList kNoPools;
   const ValidationInput vin{pod,
@@ -151,7 +151,7 @@ void judgeByAllPodsRules(const PodView& pod, const PodGpu& gpu, const Scope& s, 
 // Classification, skip rules and validation shared by pods and pod templates; why, in words, is
 // appended to `reason` (a pod's is the Decision's own string, which keeps its memory).
 Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
-                    std::vector<Violation>& violations, std::string& reason) {
+                    Violations& violations, std::string& reason) {
   Evaluation ev;
   const MatchInput in{pod, gpu, s.namespaceName, s.context.namespaceLabels};
   if (const policy::SkipRule* skip = findSkipRule(in, s.policy)) {
@@ -303,9 +303,9 @@ std::optional<QuotaCharge> chargeOf(const rapidjson::Value& object, const Scope&
 
 // Offload mode: what the apiserver's compiled policies judge is theirs, not twice (one denial,
 // one warning). A finding that read other objects the compiled policies cannot make stays.
-void dropOffloadedViolations(const policy::PolicySet& policy, std::vector<Violation>& violations) {
+void dropOffloadedViolations(const policy::PolicySet& policy, Violations& violations) {
   if (policy.offloadedRules.empty()) return;
-  std::erase_if(violations, [&](const Violation& v) {
+  violations.eraseIf([&](const Violation& v) {
     return !v.readsOtherObjects && policy.offloadedRules.contains(v.rule);
   });
 }
@@ -317,36 +317,42 @@ void judgePod(const PodView& pod, const rapidjson::Value& object, const Scope& s
     d.reason = std::move(why);
     return;
   }
-  std::vector<Violation> violations;
+  // The Decision was cleared: the pod's findings go straight into its kept list.
+  Violations& violations = d.violations;
   const bool shapeOk = checkPodShape(pod, violations);
   PodGpu gpu = analyzeGpu(pod, s.policy, &violations);
   attachClaims(gpu, resolveClaims(pod, s.namespaceName, s.usage.draObjects(), s.policy));
   Evaluation ev = evaluate(pod, gpu, s, violations, d.reason);
   d.outcome = ev.outcome;
-  if (ev.outcome == Outcome::Skipped) return;  // another system owns the pod: not even shape
-  d.violations = std::move(violations);
+  if (ev.outcome == Outcome::Skipped) {  // another system owns the pod: not even shape
+    violations.clear();
+    return;
+  }
   if (ev.cls != nullptr) d.className = ev.cls->name;
   if (ev.cls != nullptr && !s.policy.priorityTiers.empty())
     d.priorityClass = effectivePriorityClass(pod, *ev.cls, s.policy,
                                              !ev.validateOnly && getsClassPlacement(*ev.cls, gpu));
+  GpuUnits units;
   if (gpu.hasGpu) {
     // Quotas charge what the stored pod will hold: the class's rewrite only if our patch is
     // applied (a validating webhook's pod keeps nvidia.com/gpu when the mutation did not run).
-    const auto units =
-        effectiveUnits(gpu, s.context.patchApplied ? ev.rewriteTo : std::string_view());
+    units = effectiveUnits(gpu, s.context.patchApplied ? ev.rewriteTo : std::string_view());
     for (const auto& [resource, n] : units)
       d.gpuEquivalents += gpuEquivalentsOf(resource, n, s.policy);
     d.quotaUnchecked =
         checkQuotas({pod.subject, s.namespaceName, s.context.namespaceLabels, s.policy, s.usage,
                      ev.cls, d.gpuEquivalents, units, gpu, pod.isTemplate},
                     d.violations, d.warnings);
-    if (!pod.isTemplate && s.usage.available) d.quotaCharge = chargeOf(object, s, units);
     if (ev.cls != nullptr && !pod.isTemplate && !ev.validateOnly)
       checkCapacity({pod, gpu, s.policy, *ev.cls, ev.pools, ev.rewriteTo, s.supply}, d.violations,
                     d.warnings);
   }
   dropExemptViolations(pod, s.namespaceName, s.context.namespaceLabels, s.policy, d.violations);
   dropOffloadedViolations(s.policy, d.violations);
+  // Only an admitted pod reserves its charge (server/quota_reservation.cpp): one the verdict
+  // will deny needs none.
+  if (gpu.hasGpu && !pod.isTemplate && s.usage.available && !deniedInEnforceMode(d))
+    d.quotaCharge = chargeOf(object, s, units);
   // Mutating an ill-typed pod would mean guessing; mutating a pod we deny is pointless.
   if (ev.validateOnly || !shapeOk || deniedInEnforceMode(d)) return;
   if (ev.cls != nullptr) mutate(pod, gpu, s, ev, d);
@@ -389,7 +395,7 @@ void decideWorkload(const rapidjson::Value& object, std::vector<PodTemplateRef>&
   for (auto& t : templates) {
     const PodView pod =
         templateViewOf(*t.tmpl, s.context.kind, name, t.path, std::move(t.controllerLabels));
-    std::vector<Violation> violations;
+    Violations violations;
     const bool shapeOk = checkPodShape(pod, violations);
     PodGpu gpu = analyzeGpu(pod, s.policy, &violations);
     attachClaims(gpu, resolveClaims(pod, s.namespaceName, s.usage.draObjects(), s.policy));

@@ -276,6 +276,7 @@ TEST(EngineQuotaCharge, ValidateChargesThePodAsStoredWhenTheMutationDidNotRun) {
   ASSERT_EQ(unmutated.decision->violations.size(), 1u) << unmutated.body;
   EXPECT_EQ(unmutated.decision->violations[0].rule, "quota") << unmutated.body;
   EXPECT_FALSE(unmutated.decision->allowed()) << "1 GPU-equivalent over the 0.5 left";
+  EXPECT_FALSE(unmutated.decision->quotaCharge.has_value()) << "a denied pod reserves nothing";
 
   // The mutated pod, validated, is charged its time-slice and admitted.
   RequestSpec stored = s;
@@ -287,6 +288,28 @@ TEST(EngineQuotaCharge, ValidateChargesThePodAsStoredWhenTheMutationDidNotRun) {
   ASSERT_TRUE(validated.decision->quotaCharge.has_value());
   EXPECT_EQ(validated.decision->quotaCharge->units,
             (std::map<std::string, int64_t>{{"nvidia.com/gpu.shared", 1}}));
+}
+
+// A pod over its quota in a warn-mode namespace is admitted with a warning, so it must still
+// carry its charge: the reservation is what keeps the replicas' count exact.
+TEST(EngineQuotaCharge, AWarnModePodOverItsQuotaIsStillCharged) {
+  const auto loaded = policy::loadPolicyPaths({GPUA_POLICIES});
+  ASSERT_TRUE(loaded.ok()) << "policies/ must load";
+  engine::UsageSnapshot usage;
+  usage.available = true;
+  usage.namespaceLabels["vision-staging"] = {{"env", "staging"}, {"team", "vision"}};  // warn
+  usage.namespaces["vision-staging"].gpuEquivalents = 16;  // team-vision's 16 all in use
+  RequestSpec s;
+  s.uid = "pod-uid-2";
+  s.nameSpace = "vision-staging";
+  s.object = gpuPod(R"("gpu-admission.io/class":"training")", 1);
+  const ReviewResult r = review(reviewJson(s), Endpoint::Validate, *loaded.policy, usage);
+  ASSERT_TRUE(r.decision.has_value()) << r.body;
+  ASSERT_FALSE(r.decision->violations.empty()) << r.body;
+  EXPECT_EQ(r.decision->violations[0].rule, "quota") << r.body;
+  EXPECT_TRUE(r.decision->allowed()) << r.body;
+  ASSERT_TRUE(r.decision->quotaCharge.has_value()) << r.body;
+  EXPECT_EQ(r.decision->quotaCharge->quotas, std::vector<std::string>{"team-vision"});
 }
 
 struct CorpusTally {

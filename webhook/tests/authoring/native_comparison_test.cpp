@@ -12,11 +12,11 @@ using Result = NativeComparison::Result;
 
 const std::set<std::string, std::less<>> kCompiled = {"max-per-pod", "gpu-forbidden"};
 
-ReviewReport deniedBy(std::vector<engine::Violation> violations) {
+ReviewReport deniedBy(const std::vector<engine::Violation>& violations) {
   ReviewReport r;
   r.allowed = false;
   r.decision.emplace();
-  r.decision->violations = std::move(violations);
+  r.decision->violations.assign(violations.begin(), violations.end());
   return r;
 }
 

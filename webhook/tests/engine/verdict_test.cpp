@@ -97,7 +97,8 @@ TEST(Modes, WarnNeverRewritesAnInvalidQuantity) {
                        podContext("team", {{"env", "prod"}}));
     ASSERT_TRUE(run.decision.allowed());
     EXPECT_EQ(run.decision.mode, policy::Mode::Warn);
-    EXPECT_EQ(run.decision.violations.at(0).rule, "invalid-gpu-quantity");
+    ASSERT_FALSE(run.decision.violations.empty());
+    EXPECT_EQ(run.decision.violations[0].rule, "invalid-gpu-quantity");
     EXPECT_EQ(at(run.patched, "/spec/containers/0/resources"), resources);
     for (const auto& op : run.decision.patch)
       EXPECT_EQ(op.path.find("/resources"), std::string::npos) << op.path;

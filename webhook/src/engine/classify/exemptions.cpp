@@ -31,7 +31,7 @@ std::string policyExemption(const PodView& pod, std::string_view namespaceName,
 
 void dropExemptViolations(const PodView& pod, std::string_view namespaceName,
                           const kube::Labels& namespaceLabels, const policy::PolicySet& policy,
-                          std::vector<Violation>& violations) {
+                          Violations& violations) {
   if (policy.ruleExemptions.empty() || violations.empty()) return;
   std::vector<const policy::RuleExemption*> applying;
   for (const auto& e : policy.ruleExemptions)
@@ -43,7 +43,7 @@ void dropExemptViolations(const PodView& pod, std::string_view namespaceName,
         return true;
     return false;
   };
-  violations.erase(std::remove_if(violations.begin(), violations.end(), exempt), violations.end());
+  violations.eraseIf(exempt);
 }
 
 }  // namespace gpua::engine

@@ -22,6 +22,6 @@ std::string policyExemption(const PodView& pod, std::string_view namespaceName,
 // Removes the violations of rules the pod is exempt from.
 void dropExemptViolations(const PodView& pod, std::string_view namespaceName,
                           const kube::Labels& namespaceLabels, const policy::PolicySet& policy,
-                          std::vector<Violation>& violations);
+                          Violations& violations);
 
 }  // namespace gpua::engine

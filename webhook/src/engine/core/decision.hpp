@@ -32,11 +32,27 @@ struct Violation {
   // The finding needed objects other than the pod and its namespace (a node's labels): the
   // native backstop, which sees only those two, cannot make it (docs/native-backstop.md).
   bool readsOtherObjects = false;
+
+  // For RecycledList: an element handed out again is a default Violation with its memory.
+  void clear() {
+    rule.clear();
+    message.clear();
+    advisory = false;
+    readsOtherObjects = false;
+  }
+  void releaseIfLarge(std::size_t bytes) {
+    if (rule.capacity() > bytes) std::string().swap(rule);
+    if (message.capacity() > bytes) std::string().swap(message);
+  }
 };
+
+// The broken rules of a decision, kept from decision to decision (recycled_list.hpp): a
+// validator writes a message into `next()` in place, or pushes a finished Violation.
+using Violations = RecycledList<Violation>;
 
 // What a pod admitted under live usage must reserve for quotas to hold across webhook replicas
 // (engine/context/reservations.hpp): set only for a pod (not a template) with GPUs that at least
-// one quota governs, when usage was available.
+// one quota governs, when usage was available and the pod is not denied in enforce mode.
 struct QuotaCharge {
   std::vector<std::string> quotas;       // names of the quotas covering the pod's namespace
   std::map<std::string, int64_t> units;  // per GPU resource, as the stored pod holds them
@@ -68,7 +84,7 @@ struct Decision {
   Patch patch;                        // empty when nothing changes (or when denied)
   TextList changes;                   // short human list of what the patch does
   TextList warnings;                  // for AdmissionResponse.warnings (each one line, short)
-  std::vector<Violation> violations;  // every broken rule, whatever the mode
+  Violations violations;  // every broken rule, whatever the mode
   std::optional<Denial> denial;       // set only when a violation is enforced
   AnnotationMap auditAnnotations;     // keys valid for auditAnnotations
 

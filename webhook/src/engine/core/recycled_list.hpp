@@ -79,11 +79,16 @@ class RecycledList {
   void reserve(std::size_t n) { items_.reserve(n); }
 
   // Removes the elements `pred` accepts, keeping the order of the rest; removed ones stay spare.
+  // Swaps rather than std::stable_partition, which may take a temporary buffer from the heap.
   template <typename Pred>
   void eraseIf(Pred pred) {
-    const auto end =
-        std::stable_partition(begin(), this->end(), [&](const T& item) { return !pred(item); });
-    size_ = static_cast<std::size_t>(end - begin());
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < size_; ++i) {
+      if (pred(std::as_const(items_[i]))) continue;
+      if (i != kept) std::swap(items_[kept], items_[i]);
+      ++kept;
+    }
+    size_ = kept;
   }
 
   std::size_t size() const { return size_; }

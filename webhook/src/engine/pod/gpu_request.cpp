@@ -61,7 +61,7 @@ void collect(ContainerGpu& c, const rapidjson::Value* map, bool isLimit,
 }
 
 void report(const PodView& pod, const ContainerGpu& c, const GpuEntry& e,
-            std::vector<Violation>& out) {
+            Violations& out) {
   if (e.invalid) {
     const rapidjson::Value* bad = e.requestUnits || e.request == nullptr ? e.limit : e.request;
     const std::string shown =
@@ -85,7 +85,7 @@ void report(const PodView& pod, const ContainerGpu& c, const GpuEntry& e,
 }
 
 void readList(const PodView& pod, std::string_view key, bool init, const policy::PolicySet& policy,
-              PodGpu& out, std::vector<Violation>* violations) {
+              PodGpu& out, Violations* violations) {
   const rapidjson::Value* list = json::arrayMember(pod.spec, key);
   if (list == nullptr) return;
   for (rapidjson::SizeType i = 0; i < list->Size(); ++i) {
@@ -115,7 +115,7 @@ void readList(const PodView& pod, std::string_view key, bool init, const policy:
 }  // namespace
 
 PodGpu analyzeGpu(const PodView& pod, const policy::PolicySet& policy,
-                  std::vector<Violation>* violations) {
+                  Violations* violations) {
   PodGpu out;
   const auto* containers = json::arrayMember(pod.spec, "containers");
   const auto* inits = json::arrayMember(pod.spec, "initContainers");

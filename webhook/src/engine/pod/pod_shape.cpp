@@ -67,7 +67,7 @@ struct Field {
 // Collects findings for one pod; a few are enough to explain a denial.
 class ShapeChecker {
  public:
-  ShapeChecker(const PodView& pod, std::vector<Violation>& out) : pod_(pod), out_(out) {}
+  ShapeChecker(const PodView& pod, Violations& out) : pod_(pod), out_(out) {}
 
   // The member `key` of `parent` when it has type `t`; nullptr when absent, null or ill-typed
   // (and then reported).
@@ -92,7 +92,7 @@ class ShapeChecker {
 
  private:
   const PodView& pod_;
-  std::vector<Violation>& out_;
+  Violations& out_;
   bool ok_ = true;
   int reported_ = 0;
 };
@@ -169,7 +169,7 @@ void checkTolerations(ShapeChecker& c, const rapidjson::Value* spec) {
 
 }  // namespace
 
-bool checkPodShape(const PodView& pod, std::vector<Violation>& violations) {
+bool checkPodShape(const PodView& pod, Violations& violations) {
   ShapeChecker c(pod, violations);
   const rapidjson::Value* metadata = c.expect(pod.root, "metadata", Type::Object, {"metadata"});
   checkStringMap(c, metadata, "labels", "metadata.labels");

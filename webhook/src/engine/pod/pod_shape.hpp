@@ -11,6 +11,6 @@
 namespace gpua::engine {
 
 // Appends one violation per ill-typed field; returns true when the shape is sound.
-bool checkPodShape(const PodView& pod, std::vector<Violation>& violations);
+bool checkPodShape(const PodView& pod, Violations& violations);
 
 }  // namespace gpua::engine

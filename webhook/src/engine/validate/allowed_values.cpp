@@ -56,7 +56,7 @@ std::string_view effectiveRuntimeClass(const ValidationInput& in) {
 
 // A runtime class the pod names itself must be its pools' or one the class allows (in require
 // mode always; in mutate mode when the class lists any).
-void checkClassRuntimeClass(const ValidationInput& in, std::vector<Violation>& out) {
+void checkClassRuntimeClass(const ValidationInput& in, Violations& out) {
   const std::string_view name = in.pod.specString("runtimeClassName");
   const std::string* pool = poolRuntimeClass(in);
   if (name.empty() || (pool != nullptr && *pool == name)) return;
@@ -73,7 +73,7 @@ void checkClassRuntimeClass(const ValidationInput& in, std::vector<Violation>& o
 }
 
 void checkNamespaceRule(const ValidationInput& in, const policy::NamespaceRule& rule,
-                        std::vector<Violation>& out) {
+                        Violations& out) {
   const std::string where = "namespace " + text::quoted(in.namespaceName);
   const std::string_view priority = effectivePriorityClass(in);
   if (!priority.empty() && !rule.priorityClassNames.empty() &&
@@ -93,7 +93,7 @@ void checkNamespaceRule(const ValidationInput& in, const policy::NamespaceRule& 
 
 void checkPriorityClassPresent(const ValidationInput& in, bool byClass, bool byNamespace,
                                const std::vector<std::string>& namespaceNames,
-                               std::vector<Violation>& out) {
+                               Violations& out) {
   if (!effectivePriorityClass(in).empty()) return;
   // Required effects already say "set spec.priorityClassName: X" for this pod.
   if (in.cls.priorityClassName && in.cls.effects.priorityClass == EffectMode::Require) return;
@@ -112,7 +112,7 @@ void checkPriorityClassPresent(const ValidationInput& in, bool byClass, bool byN
 // requiredLabels of the class or of a namespace rule (`who`): one finding per rule that the pod's
 // labels (a template's: with its controller's) do not meet, naming every label to fix.
 void checkRequiredLabels(const ValidationInput& in, const std::vector<policy::RequiredLabel>& want,
-                         const std::string& who, std::vector<Violation>& out) {
+                         const std::string& who, Violations& out) {
   std::vector<std::string> wrong, fixes;
   for (const auto& label : want) {
     bool found = false;
@@ -133,7 +133,7 @@ void checkRequiredLabels(const ValidationInput& in, const std::vector<policy::Re
 
 }  // namespace
 
-void checkAllowedValues(const ValidationInput& in, std::vector<Violation>& out) {
+void checkAllowedValues(const ValidationInput& in, Violations& out) {
   const bool classRules = inRuleScope(in.cls.appliesTo, in.cls, in.gpu);
   if (classRules) checkClassRuntimeClass(in, out);
   if (classRules && !in.cls.requiredLabels.empty())

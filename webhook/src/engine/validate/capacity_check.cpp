@@ -186,7 +186,7 @@ std::optional<double> factorOf(const CapacityInput& in, const policy::Pool& pool
 // the pool's whatever the nodes' state; a pool whose shape is unknown (no nodes, or nodes
 // advertising nothing now) might take the pod without stranding, so nothing is said.
 void checkStranding(const CapacityInput& in, const PoolViews& pools, std::string_view resource,
-                    int64_t demand, bool advisory, std::vector<Violation>& out) {
+                    int64_t demand, bool advisory, Violations& out) {
   std::optional<CpuMemoryDemand> pod;
   std::string first;
   for (std::size_t i = 0; i < pools.size(); ++i) {
@@ -331,7 +331,7 @@ policy::CapacityCheck capacityCheckOf(const policy::WorkloadClass& cls,
   return cls.capacityCheck.value_or(policy.capacityCheck);
 }
 
-void checkCapacity(const CapacityInput& in, std::vector<Violation>& violations,
+void checkCapacity(const CapacityInput& in, Violations& violations,
                    TextList& warnings) {
   const auto check = capacityCheckOf(in.cls, in.policy);
   if (check == policy::CapacityCheck::Off || !in.supply.available ||

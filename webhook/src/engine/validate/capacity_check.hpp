@@ -37,6 +37,6 @@ policy::CapacityCheck capacityCheckOf(const policy::WorkloadClass& cls,
 // Appends no-capacity and gpu-stranding violations (advisory when the class's capacityCheck is
 // warn) and the waiting hint to `warnings`. Does nothing when capacityCheck is off, the supply
 // is unavailable, or it was summarized for another policy revision.
-void checkCapacity(const CapacityInput& in, std::vector<Violation>& violations, TextList& warnings);
+void checkCapacity(const CapacityInput& in, Violations& violations, TextList& warnings);
 
 }  // namespace gpua::engine

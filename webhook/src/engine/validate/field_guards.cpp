@@ -136,7 +136,7 @@ bool classToleration(const TolerationView& t, Pools pools) {
 }
 
 void checkTolerations(const PodView& pod, Pools pools, const policy::PolicySet& policy,
-                      std::vector<Violation>& out) {
+                      Violations& out) {
   const auto& keys = policy.fieldGuards.forbidTolerations;
   const rapidjson::Value* tolerations = json::arrayMember(pod.spec, "tolerations");
   if (keys.empty() || tolerations == nullptr) return;
@@ -171,7 +171,7 @@ std::string forbiddenByFieldGuard(const policy::PolicySet& policy, std::string_v
 }
 
 void checkPlacementGuards(const PodView& pod, Pools classPools, const policy::PolicySet& policy,
-                          std::vector<Violation>& out) {
+                          Violations& out) {
   const policy::FieldGuards& g = policy.fieldGuards;
   if (!g.guardsPlacement() || pod.spec == nullptr) return;
   const std::string spec = pod.fieldPrefix + "spec.";
@@ -201,7 +201,7 @@ void checkPlacementGuards(const PodView& pod, Pools classPools, const policy::Po
 }
 
 void checkVisibleDevicesEnv(const PodView& pod, const PodGpu& gpu, const policy::PolicySet& policy,
-                            std::vector<Violation>& out) {
+                            Violations& out) {
   if (!policy.fieldGuards.visibleDevicesEnv) return;
   for (const auto& c : gpu.containers) {
     if (c.wantsGpu()) continue;

@@ -19,7 +19,7 @@ namespace gpua::engine {
 // or CUDA_VISIBLE_DEVICES to anything but void, none or empty. On a GPU node the NVIDIA runtime
 // would give it the GPUs named there, which the device plugin never allocated.
 void checkVisibleDevicesEnv(const PodView& pod, const PodGpu& gpu, const policy::PolicySet& policy,
-                            std::vector<Violation>& out);
+                            Violations& out);
 
 // node-affinity-forbidden, node-selector-forbidden, node-name-forbidden, toleration-forbidden:
 // placement the pod's author chose. `classPools` are the pools the pod's class writes or
@@ -27,7 +27,7 @@ void checkVisibleDevicesEnv(const PodView& pod, const PodGpu& gpu, const policy:
 // tolerations are the class's and never count, so the class's own output and a require-mode
 // pod pass. A DaemonSet pod's matchFields term (the controller's) does not count either.
 void checkPlacementGuards(const PodView& pod, std::span<const policy::Pool* const> classPools,
-                          const policy::PolicySet& policy, std::vector<Violation>& out);
+                          const policy::PolicySet& policy, Violations& out);
 
 // What every placement guard's message says between the finding and the fix:
 // `, which policy "p" forbids (fieldGuards.<guard>): ` (the native compiler writes it too).

@@ -103,7 +103,7 @@ std::string brokenBy(const NodeSupply& node, const PoolNeeds& pool) {
 // A pod bound by spec.nodeName skips the scheduler; the kubelet still refuses it when the node
 // does not match its affinity, which the mutation narrows to the pools.
 bool boundNodeConflicts(const PlacementInput& in, const PodPlacement& pl,
-                        const std::vector<PoolNeeds>& pools, std::vector<Violation>& out) {
+                        const std::vector<PoolNeeds>& pools, Violations& out) {
   if (pl.nodeName.empty() || in.supply == nullptr || !in.supply->available) return false;
   const NodeSupply* node = in.supply->node(pl.nodeName);
   if (node == nullptr) return false;
@@ -125,7 +125,7 @@ bool boundNodeConflicts(const PlacementInput& in, const PodPlacement& pl,
 
 }  // namespace
 
-bool checkPlacementConflict(const PlacementInput& in, std::vector<Violation>& out) {
+bool checkPlacementConflict(const PlacementInput& in, Violations& out) {
   const PodPlacement pl = podPlacementOf(in.pod);
   if (pl.unconstrained() || !pl.alwaysDecidable) return false;
   std::vector<PoolNeeds> pools;

@@ -28,6 +28,6 @@ struct PlacementInput {
 // both the pod's selection and any of the class's pools, or (with node data) when the node the
 // pod names in spec.nodeName satisfies none of the pools. Anything the engine cannot read, and
 // a node it does not know, is assumed satisfiable: the rule never fires on a guess.
-bool checkPlacementConflict(const PlacementInput& in, std::vector<Violation>& out);
+bool checkPlacementConflict(const PlacementInput& in, Violations& out);
 
 }  // namespace gpua::engine

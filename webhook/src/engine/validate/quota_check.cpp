@@ -132,7 +132,7 @@ std::string fewerHint(const Budget& b, const QuotaInput& in, double left) {
 }
 
 void check(const policy::Quota& q, const Budget& b, const QuotaInput& in,
-           std::vector<Violation>& out) {
+           Violations& out) {
   if (b.used + b.requested <= b.limit + kEpsilon) return;
   const double left = b.limit - b.used;
   const std::string where =
@@ -147,7 +147,7 @@ void check(const policy::Quota& q, const Budget& b, const QuotaInput& in,
                      "or ask the platform team to raise quota " + text::quoted(q.name)});
 }
 
-void checkOne(const policy::Quota& q, const QuotaInput& in, std::vector<Violation>& out) {
+void checkOne(const policy::Quota& q, const QuotaInput& in, Violations& out) {
   const NamespaceUsage used = usedBy(q, in);
   const std::string eq = gpuEquivalentsText(in.gpuEquivalents);
   if (q.gpuEquivalents)
@@ -199,7 +199,7 @@ std::vector<std::string> quotasCovering(const policy::PolicySet& policy,
   return names;
 }
 
-bool checkQuotas(const QuotaInput& in, std::vector<Violation>& violations, TextList& warnings) {
+bool checkQuotas(const QuotaInput& in, Violations& violations, TextList& warnings) {
   if (in.gpuEquivalents <= 0 && in.units.empty()) return false;
   for (const auto& q : in.policy.quotas) {
     if (!q.namespaces.matches(in.namespaceName, in.namespaceLabels)) continue;

@@ -37,7 +37,7 @@ std::string gpuEquivalentsText(double v);
 
 // Appends "quota" / "quota-unavailable" violations, or a warning when quotas cannot be
 // checked and the policy fails open. Returns true when a quota applied but could not be checked.
-bool checkQuotas(const QuotaInput& in, std::vector<Violation>& violations, TextList& warnings);
+bool checkQuotas(const QuotaInput& in, Violations& violations, TextList& warnings);
 
 // The names of the quotas that cover a namespace (what a pod there must reserve against).
 std::vector<std::string> quotasCovering(const policy::PolicySet& policy,

@@ -85,12 +85,12 @@ std::string poolNames(const ValidationInput& in, bool (*relevant)(const policy::
 }
 
 void report(const ValidationInput& in, const char* rule, const std::string& lacks,
-            const Patch& patch, std::vector<Violation>& out) {
+            const Patch& patch, Violations& out) {
   out.push_back({rule, in.pod.subject + " " + lacks + ", which " + ruleOwner(in.cls) +
                            " requires rather than adds: " + fixOf(in, patch)});
 }
 
-void requireToleration(const ValidationInput& in, std::vector<Violation>& out) {
+void requireToleration(const ValidationInput& in, Violations& out) {
   const Patch patch = dryRun(&mutateTolerations, in, {});
   if (patch.empty()) return;
   report(in, rules::kTolerationRequired,
@@ -151,7 +151,7 @@ std::string nodeSelectorAlternative(const ValidationInput& in) {
   return out + ")";
 }
 
-void requirePlacement(const ValidationInput& in, std::vector<Violation>& out) {
+void requirePlacement(const ValidationInput& in, Violations& out) {
   // The mutation leaves a pod alone exactly when its own selection (node affinity and
   // spec.nodeSelector together) implies a pool's: require accepts the same pods.
   const Patch patch = dryRun(&mutatePlacement, in, {});
@@ -163,7 +163,7 @@ void requirePlacement(const ValidationInput& in, std::vector<Violation>& out) {
                      fixOf(in, patch) + nodeSelectorAlternative(in)});
 }
 
-void requirePriorityClass(const ValidationInput& in, std::vector<Violation>& out) {
+void requirePriorityClass(const ValidationInput& in, Violations& out) {
   const Patch patch = dryRun(&mutatePriority, in, {});
   if (patch.empty()) return;
   const std::string_view current = in.pod.specString("priorityClassName");
@@ -174,7 +174,7 @@ void requirePriorityClass(const ValidationInput& in, std::vector<Violation>& out
          patch, out);
 }
 
-void requireRuntimeClass(const ValidationInput& in, std::vector<Violation>& out) {
+void requireRuntimeClass(const ValidationInput& in, Violations& out) {
   const Patch patch = dryRun(&mutateRuntimeClass, in, {});
   if (patch.empty()) return;
   report(in, rules::kRuntimeClassRequired,
@@ -184,7 +184,7 @@ void requireRuntimeClass(const ValidationInput& in, std::vector<Violation>& out)
 }
 
 // The class's container defaults, demanded: what the mutation would write is the fix.
-void requireResourceRequests(const ValidationInput& in, std::vector<Violation>& out) {
+void requireResourceRequests(const ValidationInput& in, Violations& out) {
   const Patch patch = dryRun(&mutateResourceRequests, in, {});
   if (patch.empty()) return;
   report(in, rules::kResourceRequestsRequired,
@@ -193,7 +193,7 @@ void requireResourceRequests(const ValidationInput& in, std::vector<Violation>& 
 
 // One violation per container that asks under another name (or gives requests only), with the
 // limits to write.
-void requireResourceName(const ValidationInput& in, std::vector<Violation>& out) {
+void requireResourceName(const ValidationInput& in, Violations& out) {
   const std::string_view target = gpuRewriteTarget(in.cls, in.gpu, in.pod.isTemplate);
   for (const auto& c : in.gpu.containers) {
     std::vector<std::string> wanted, wrong;
@@ -225,14 +225,14 @@ void requireResourceName(const ValidationInput& in, std::vector<Violation>& out)
 
 }  // namespace
 
-void checkRequiredContainerDefaults(const ValidationInput& in, std::vector<Violation>& out) {
+void checkRequiredContainerDefaults(const ValidationInput& in, Violations& out) {
   // Container defaults follow the containers rules' scope, as in mutate mode.
   if (in.cls.effects.resourceRequests == EffectMode::Require &&
       inRuleScope(in.cls.containers.appliesTo, in.cls, in.gpu))
     requireResourceRequests(in, out);
 }
 
-void checkRequiredEffects(const ValidationInput& in, std::vector<Violation>& out) {
+void checkRequiredEffects(const ValidationInput& in, Violations& out) {
   checkRequiredContainerDefaults(in, out);
   // The other effects belong to the class's GPUs: a CPU pod of an optional-GPU class gets none
   // of them in mutate mode either.

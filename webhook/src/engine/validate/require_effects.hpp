@@ -17,14 +17,14 @@ namespace gpua::engine {
 // toleration-required, node-placement-required, priority-class-required,
 // runtime-class-required, resource-name-required, resource-requests-required (GPU pods of the
 // class only).
-void checkRequiredEffects(const ValidationInput& in, std::vector<Violation>& out);
+void checkRequiredEffects(const ValidationInput& in, Violations& out);
 
 // resource-requests-required alone: the container defaults in require mode, on the pods of the
 // containers rules' scope (part of checkRequiredEffects; alone for the allPods rules).
-void checkRequiredContainerDefaults(const ValidationInput& in, std::vector<Violation>& out);
+void checkRequiredContainerDefaults(const ValidationInput& in, Violations& out);
 
 // runtime-class-not-allowed, priority-class-not-allowed (namespace rules), priority-class-missing,
 // required-label-missing.
-void checkAllowedValues(const ValidationInput& in, std::vector<Violation>& out);
+void checkAllowedValues(const ValidationInput& in, Violations& out);
 
 }  // namespace gpua::engine

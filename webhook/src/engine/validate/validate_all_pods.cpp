@@ -7,7 +7,7 @@
 
 namespace gpua::engine {
 
-void validateAllPodsRules(const ValidationInput& in, std::vector<Violation>& out) {
+void validateAllPodsRules(const ValidationInput& in, Violations& out) {
   validateContainerResources(in, out);
   checkRequiredContainerDefaults(in, out);
   checkAllowedValues(in, out);

@@ -65,7 +65,7 @@ bool mountsNamedVolume(const PodView& pod, const policy::CheckpointRule& rule) {
 }
 
 void checkAnnotation(const PodView& pod, std::string_view value, const CheckpointReason& why,
-                     const policy::CheckpointRule& rule, std::vector<Violation>& out) {
+                     const policy::CheckpointRule& rule, Violations& out) {
   // The quoted value is built only for a message: a valid declaration costs no allocation.
   const auto shown = [&] { return text::quoted(text::oneLine(value, 120)); };
   if (value.starts_with(policy::kCheckpointPvcPrefix)) {
@@ -97,7 +97,7 @@ std::string howToDeclareCheckpoint(const policy::CheckpointRule& rule) {
 }
 
 void checkCheckpoint(const PodView& pod, const policy::CheckpointRule& rule,
-                     const CheckpointReason& why, std::vector<Violation>& out) {
+                     const CheckpointReason& why, Violations& out) {
   bool annotated = false;
   const std::string_view value = pod.annotation(policy::kCheckpointAnnotation, &annotated);
   if (annotated) {

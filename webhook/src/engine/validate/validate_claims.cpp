@@ -18,7 +18,7 @@ std::string claimLabel(std::string_view claim) {
 }
 
 void checkUnresolved(const PodView& pod, const PodGpu& gpu, const policy::PolicySet& policy,
-                     std::vector<Violation>& out) {
+                     Violations& out) {
   const bool deny = policy.dra.unresolvedClaims == policy::UnresolvedClaims::Deny;
   for (const auto& u : gpu.claims.unresolved) {
     std::string message = pod.subject + " " + claimLabel(u.claim);
@@ -30,7 +30,7 @@ void checkUnresolved(const PodView& pod, const PodGpu& gpu, const policy::Policy
   }
 }
 
-void checkSizeUnknown(const PodView& pod, const PodGpu& gpu, std::vector<Violation>& out) {
+void checkSizeUnknown(const PodView& pod, const PodGpu& gpu, Violations& out) {
   for (const auto& d : gpu.claims.gpus) {
     if (!d.all && !d.countsAs.empty()) continue;
     const std::string what = d.all ? "asks for all devices of " + d.deviceClass
@@ -47,13 +47,13 @@ void checkSizeUnknown(const PodView& pod, const PodGpu& gpu, std::vector<Violati
 }  // namespace
 
 void validateClaims(const PodView& pod, const PodGpu& gpu, const policy::PolicySet& policy,
-                    std::vector<Violation>& out) {
+                    Violations& out) {
   if (!gpu.claims.resolved) return;
   checkUnresolved(pod, gpu, policy, out);
   checkSizeUnknown(pod, gpu, out);
 }
 
-void checkClassDeviceClasses(const ValidationInput& in, std::vector<Violation>& out) {
+void checkClassDeviceClasses(const ValidationInput& in, Violations& out) {
   const auto& allowed = in.cls.gpus.deviceClasses;
   if (allowed.empty()) return;
   for (const auto& d : in.gpu.claims.gpus) {

@@ -50,7 +50,7 @@ std::string podWord(const ValidationInput& in) {
   return in.pod.isTemplate ? "pod template" : "pod";
 }
 
-void checkNamespace(const ValidationInput& in, std::vector<Violation>& out) {
+void checkNamespace(const ValidationInput& in, Violations& out) {
   if (!in.cls.allowedNamespaces ||
       in.cls.allowedNamespaces->matches(in.namespaceName, in.namespaceLabels))
     return;
@@ -62,7 +62,7 @@ void checkNamespace(const ValidationInput& in, std::vector<Violation>& out) {
            selectorWord(in) + ", or ask the platform team to allow " + "this namespace"});
 }
 
-void checkRequestPresence(const ValidationInput& in, std::vector<Violation>& out) {
+void checkRequestPresence(const ValidationInput& in, Violations& out) {
   const auto request = in.cls.gpus.request;
   if (request == policy::GpuRequest::Required && !in.gpu.hasGpu) {
     const std::string resource =
@@ -101,7 +101,7 @@ void checkRequestPresence(const ValidationInput& in, std::vector<Violation>& out
                                  " does not allow GPUs: remove the claim, or " + instead});
 }
 
-void checkMaxPerContainer(const ValidationInput& in, std::vector<Violation>& out) {
+void checkMaxPerContainer(const ValidationInput& in, Violations& out) {
   if (!in.cls.gpus.maxPerContainer) return;
   const int64_t max = *in.cls.gpus.maxPerContainer;
   for (const auto& c : in.gpu.containers) {
@@ -115,7 +115,7 @@ void checkMaxPerContainer(const ValidationInput& in, std::vector<Violation>& out
   }
 }
 
-void checkMaxPerPod(const ValidationInput& in, std::vector<Violation>& out) {
+void checkMaxPerPod(const ValidationInput& in, Violations& out) {
   if (!in.cls.gpus.maxPerPod) return;
   const int64_t max = *in.cls.gpus.maxPerPod;
   int64_t total = 0;
@@ -180,7 +180,7 @@ std::string sharingWord(std::string_view resource, const ValidationInput& in) {
   return "time-slicing";
 }
 
-void checkShared(const ValidationInput& in, std::vector<Violation>& out) {
+void checkShared(const ValidationInput& in, Violations& out) {
   for (const auto& c : in.gpu.containers)
     for (const auto& e : c.gpus) {
       const std::string_view resource =
@@ -195,7 +195,7 @@ void checkShared(const ValidationInput& in, std::vector<Violation>& out) {
     }
 }
 
-void checkMigProfiles(const ValidationInput& in, std::vector<Violation>& out) {
+void checkMigProfiles(const ValidationInput& in, Violations& out) {
   if (in.pools.empty() || !in.gpu.requestsMig) return;
   std::vector<std::string> offered;
   for (const auto* pool : in.pools)
@@ -219,7 +219,7 @@ void checkMigProfiles(const ValidationInput& in, std::vector<Violation>& out) {
     }
 }
 
-void checkPriorityClass(const ValidationInput& in, std::vector<Violation>& out) {
+void checkPriorityClass(const ValidationInput& in, Violations& out) {
   // By default (appliesTo: placedPods) the class's priority tiers are about the pods it places:
   // a CPU notebook of an optional-GPU class keeps whatever priority class it names.
   if (!inRuleScope(in.cls.appliesTo, in.cls, in.gpu)) return;
@@ -248,7 +248,7 @@ void checkPriorityClass(const ValidationInput& in, std::vector<Violation>& out) 
 
 }  // namespace
 
-void validateClass(const ValidationInput& in, std::vector<Violation>& out) {
+void validateClass(const ValidationInput& in, Violations& out) {
   checkNamespace(in, out);
   checkRequestPresence(in, out);
   checkMaxPerContainer(in, out);

@@ -25,7 +25,7 @@ const policy::CheckpointRule* checkpointRule(const ValidationInput& in, std::str
 
 }  // namespace
 
-void validateClassWorkloadRules(const ValidationInput& in, std::vector<Violation>& out) {
+void validateClassWorkloadRules(const ValidationInput& in, Violations& out) {
   validateContainerResources(in, out);
   if (!getsClassPlacement(in.cls, in.gpu)) return;
   checkNodeSelectorConflict(in.pod, in.cls,

@@ -56,7 +56,7 @@ std::string requirementWords(const ContainerRules& rules) {
 }
 
 // requireRequests / requireLimits, on every container and init container.
-void checkPresence(const Check& k, std::vector<Violation>& out) {
+void checkPresence(const Check& k, Violations& out) {
   if (k.rules.requireRequests.empty() && k.rules.requireLimits.empty()) return;
   for (const auto& c : k.in.gpu.containers) {
     std::vector<std::string> missing, fields;
@@ -85,7 +85,7 @@ void checkPresence(const Check& k, std::vector<Violation>& out) {
 // Kubernetes' ComputePodQOS for cpu and memory: Guaranteed when every container (init
 // containers included) has a positive cpu and memory limit and, summed over the pod, the
 // positive requests equal the limits.
-void checkGuaranteed(const Check& k, std::vector<Violation>& out) {
+void checkGuaranteed(const Check& k, Violations& out) {
   // For messages only: built when a container falls short.
   const auto why = [&] {
     return "; " + ruleOwner(k.in.cls) +
@@ -124,7 +124,7 @@ void checkGuaranteed(const Check& k, std::vector<Violation>& out) {
 }
 
 // qos: Burstable: not BestEffort, i.e. some container sets a positive cpu or memory amount.
-void checkNotBestEffort(const Check& k, std::vector<Violation>& out) {
+void checkNotBestEffort(const Check& k, Violations& out) {
   const ContainerGpu* first = nullptr;
   for (const auto& c : k.in.gpu.containers) {
     if (first == nullptr && c.wantsGpu()) first = &c;
@@ -164,7 +164,7 @@ std::string perGpuText(int64_t totalMilli, int64_t gpus, std::string_view resour
 // maxPerGpu: the pod's request (Kubernetes' PodRequests: app containers and native sidecars
 // summed, or the largest init container beside the sidecars before it when larger), in
 // thousandths as the scheduler counts, against the maximum times the pod's GPU units.
-void checkPerGpu(const Check& k, std::vector<Violation>& out) {
+void checkPerGpu(const Check& k, Violations& out) {
   if (k.rules.maxPerGpu.empty()) return;
   const int64_t gpus = gpuUnits(k.in);
   if (gpus <= 0) return;  // GPUs only through DRA claims: no count to divide by
@@ -201,7 +201,7 @@ void checkPerGpu(const Check& k, std::vector<Violation>& out) {
 
 // maxLimitRequestRatio (LimitRange's rule), per container that sets a limit: limit <= ratio x
 // request, exactly (limit x 1000 <= ratio in thousandths x request, in nanos).
-void checkRatios(const Check& k, std::vector<Violation>& out) {
+void checkRatios(const Check& k, Violations& out) {
   for (const auto& [resource, ratio] : k.rules.maxLimitRequestRatio) {
     const Nanos ratioMilli = ratio.value.milliValue().value_or(1000);
     for (const auto& c : k.in.gpu.containers) {
@@ -234,7 +234,7 @@ void checkRatios(const Check& k, std::vector<Violation>& out) {
 // maxPerContainer (LimitRange's max), per container and init container: its limit and its
 // request as admitted (a default counts) are at most the maximum. One finding per container,
 // naming every amount over.
-void checkPerContainer(const Check& k, std::vector<Violation>& out) {
+void checkPerContainer(const Check& k, Violations& out) {
   if (k.rules.maxPerContainer.empty()) return;
   for (const auto& c : k.in.gpu.containers) {
     std::vector<std::string> over, fixes;
@@ -268,7 +268,7 @@ const rapidjson::Value* envEntry(const ContainerGpu& c, std::string_view name) {
 
 // requiredEnv, on the containers that ask for a GPU (Kyverno's check-nvidia-gpu looks at those);
 // in a pod without GPUs (a class whose rules judge such pods), on every app container.
-void checkEnv(const Check& k, std::vector<Violation>& out) {
+void checkEnv(const Check& k, Violations& out) {
   if (k.rules.requiredEnv.empty()) return;
   const bool gpuPod = k.in.gpu.hasGpu;
   for (const auto& c : k.in.gpu.containers) {
@@ -300,7 +300,7 @@ void checkEnv(const Check& k, std::vector<Violation>& out) {
 
 }  // namespace
 
-void validateContainerResources(const ValidationInput& in, std::vector<Violation>& out) {
+void validateContainerResources(const ValidationInput& in, Violations& out) {
   const ContainerRules& rules = in.cls.containers;
   if (rules.empty() || in.gpu.containers.empty() || !inRuleScope(rules.appliesTo, in.cls, in.gpu))
     return;

@@ -12,7 +12,7 @@ namespace rules = policy::rules;
 
 void checkNodeSelectorConflict(const PodView& pod, const policy::WorkloadClass& cls,
                                const PoolList& pools,
-                               std::vector<Violation>& out) {
+                               Violations& out) {
   if (cls.placement.via != policy::Placement::Via::NodeSelector ||
       cls.placement.onConflict == policy::Placement::OnConflict::Overwrite)
     return;

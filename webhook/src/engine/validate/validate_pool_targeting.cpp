@@ -96,7 +96,7 @@ std::string tolerationHit(const PodView& pod, const policy::Pool& pool) {
 }  // namespace
 
 void validatePoolTargeting(const PodView& pod, const PodGpu& gpu, const policy::PolicySet& policy,
-                           std::vector<Violation>& out, const SupplySnapshot* supply) {
+                           Violations& out, const SupplySnapshot* supply) {
   if (gpu.hasGpu || !policy.fieldGuards.gpuPoolTargeting) return;
   for (const auto& pool : policy.pools) {
     std::string how = nodeSelectorHit(pod, pool);
