@@ -40,7 +40,12 @@ void writeStatus(JsonWriter& w, const engine::Denial& denial) {
   key(w, "reason");
   string(w, denial.reason.empty() ? std::string_view("Forbidden") : denial.reason);
   key(w, "message");
-  string(w, sanitizeLine(denial.message, kMaxDenialMessageBytes));
+  // The engine's message is nearly always clean already: written as it is (what the sanitizer
+  // would give), without a sanitized copy.
+  if (isCleanLine(denial.message, kMaxDenialMessageBytes))
+    string(w, denial.message);
+  else
+    string(w, sanitizeLine(denial.message, kMaxDenialMessageBytes));
   w.EndObject();
 }
 

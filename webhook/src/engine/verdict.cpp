@@ -1,6 +1,7 @@
 #include "engine/verdict.hpp"
 
 #include <algorithm>
+#include <cstdio>
 
 #include "engine/core/text.hpp"
 #include "engine/validate/quota_check.hpp"
@@ -54,23 +55,48 @@ void capWarnings(TextList& warnings) {
   }
 }
 
-std::string firstWithCount(const std::vector<const Violation*>& list) {
-  std::string msg = list.front()->message;
-  if (list.size() > 1) msg += " (and " + std::to_string(list.size() - 1) + " more)";
-  return msg;
+// The first of the violations `pick` takes, and how many more it takes: "<message> (and 2
+// more)", as one line of at most maxBytes, appended to `out` (in place: no joined copy unless
+// the message must be cleaned or cut).
+template <typename Pick>
+void appendFirstWithCount(std::string& out, const Violations& violations, Pick pick,
+                          std::size_t maxBytes) {
+  const Violation* first = nullptr;
+  std::size_t more = 0;
+  for (const auto& v : violations) {
+    if (!pick(v)) continue;
+    if (first == nullptr) {
+      first = &v;
+    } else {
+      ++more;
+    }
+  }
+  if (first == nullptr) return;
+  char suffix[48] = "";
+  if (more > 0) std::snprintf(suffix, sizeof suffix, " (and %zu more)", more);
+  const std::string_view tail(suffix);
+  if (first->message.size() + tail.size() <= maxBytes &&
+      text::isOneLine(first->message, maxBytes - tail.size())) {
+    out.append(first->message).append(tail);
+    return;
+  }
+  out += text::oneLine(first->message + std::string(tail), maxBytes);
+}
+
+bool any(const Violation&) {
+  return true;
 }
 
 // The class and every violation, whatever the mode, for the apiserver's audit log.
 void recordViolations(Decision& d) {
   if (!d.className.empty()) d.auditAnnotations["class"] = d.className;
   if (d.violations.empty()) return;
-  std::vector<const Violation*> all;
-  all.reserve(d.violations.size());
-  for (const auto& v : d.violations) all.push_back(&v);
-  std::string rules;
-  for (const auto* v : all) rules += (rules.empty() ? "" : ",") + v->rule;
-  d.auditAnnotations["violation"] = text::oneLine(firstWithCount(all), 1000);
-  d.auditAnnotations["violation-rules"] = rules;
+  std::string& violation = d.auditAnnotations["violation"];
+  violation.clear();
+  appendFirstWithCount(violation, d.violations, any, 1000);
+  std::string& rules = d.auditAnnotations["violation-rules"];
+  rules.clear();
+  for (const auto& v : d.violations) (rules.empty() ? rules : rules.append(",")).append(v.rule);
   d.auditAnnotations["mode"] = modeName(d.mode);
 }
 
@@ -100,17 +126,12 @@ void applyVerdict(Decision& d) {
     recordViolations(d);
     return observeOnly(d);
   }
-  std::vector<const Violation*> enforced;
-  std::vector<const Violation*> all;
-  all.reserve(d.violations.size());
-  for (const auto& v : d.violations) {
-    all.push_back(&v);
-    const bool enforce = d.mode == policy::Mode::Enforce && !v.advisory;
-    if (enforce || v.rule == kQuotaUnavailableRule) enforced.push_back(&v);
-  }
+  const auto enforced = [&](const Violation& v) {
+    return (d.mode == policy::Mode::Enforce && !v.advisory) || v.rule == kQuotaUnavailableRule;
+  };
   recordViolations(d);
-  if (!enforced.empty()) {
-    d.denial = Denial{403, "Forbidden", text::oneLine(firstWithCount(enforced), 2000)};
+  if (std::any_of(d.violations.begin(), d.violations.end(), enforced)) {
+    appendFirstWithCount(d.denial.emplace().message, d.violations, enforced, 2000);
     d.patch.clear();
     d.changes.clear();
     d.warnings.clear();
@@ -124,9 +145,9 @@ void applyVerdict(Decision& d) {
     d.warnings.next().append(prefix).append(v.message);
   };
   if (d.mode == policy::Mode::Warn)
-    for (const auto* v : all) prefixed(kWarnModePrefix, *v);
+    for (const auto& v : d.violations) prefixed(kWarnModePrefix, v);
   if (d.mode == policy::Mode::Enforce)  // only advisory ones are left: nothing was enforced
-    for (const auto* v : all) prefixed("gpu-admission (capacity warning): ", *v);
+    for (const auto& v : d.violations) prefixed("gpu-admission (capacity warning): ", v);
   std::rotate(d.warnings.begin(), d.warnings.begin() + static_cast<std::ptrdiff_t>(notices),
               d.warnings.end());
   capWarnings(d.warnings);

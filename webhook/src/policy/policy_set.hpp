@@ -216,8 +216,9 @@ struct Quota {
   // PerNamespace: each matching namespace has its own budget of this size.
   enum class Scope { Shared, PerNamespace } scope = Scope::Shared;
   std::optional<double> gpuEquivalents;        // total across all GPU resources
-  std::map<std::string, double> perClass;      // class name -> GPU-equivalents
-  std::map<std::string, int64_t> perResource;  // resource name -> units (e.g. nvidia.com/gpu: 8)
+  // Both looked up by a string_view on the request path (std::less<>: no key copy).
+  std::map<std::string, double, std::less<>> perClass;  // class name -> GPU-equivalents
+  std::map<std::string, int64_t, std::less<>> perResource;  // resource -> units (nvidia.com/gpu: 8)
 };
 
 struct RolloutRule {

@@ -2,6 +2,8 @@
 // changes nothing and only records.
 #include <gtest/gtest.h>
 
+#include "engine/core/text.hpp"
+#include "engine/verdict.hpp"
 #include "test_support.hpp"
 
 namespace gpua::engine {
@@ -154,6 +156,60 @@ TEST(MutationWarning, LongListsAreCut) {
   ASSERT_EQ(run.decision.warnings.size(), 1u);
   EXPECT_LE(run.decision.warnings[0].size(), 130u);
   EXPECT_NE(run.decision.warnings[0].find("more)"), std::string::npos);
+}
+
+// The denial and the "violation" annotation are written in place; what they say is the
+// first counted message plus " (and N more)", made one line and cut as text::oneLine cuts
+// (the way they were built before), whatever the messages hold.
+TEST(VerdictText, FirstMessageWithCountEqualsTheJoinedLineCut) {
+  const std::vector<std::string> messages = {
+      "pod \"p\" asks for 9 GPUs",
+      "two\nlines",
+      std::string(1990, 'x'),
+      std::string(2100, 'y'),
+      "caf\xc3\xa9 \xe2\x82\xac",
+      std::string(995, 'z') + "\xc3\xa9\xc3\xa9\xc3\xa9",
+  };
+  Decision kept;  // decided into again and again, as the request path does
+  for (const auto& first : messages) {
+    for (std::size_t extra = 0; extra < 3; ++extra) {
+      kept.clear();
+      kept.mode = policy::Mode::Enforce;
+      kept.violations.push_back({"rule-a", first});
+      kept.violations.push_back({"advisory", "not counted for the denial", true});
+      for (std::size_t i = 0; i < extra; ++i) kept.violations.push_back({"rule-b", "more"});
+      applyVerdict(kept);
+      const std::string counted =
+          extra == 0 ? first : first + " (and " + std::to_string(extra) + " more)";
+      const std::string all = first + " (and " + std::to_string(extra + 1) + " more)";
+      ASSERT_TRUE(kept.denial.has_value());
+      EXPECT_EQ(kept.denial->message, text::oneLine(counted, 2000)) << first.substr(0, 40);
+      EXPECT_EQ(kept.auditAnnotations.at("violation"), text::oneLine(all, 1000));
+      std::string rules = "rule-a,advisory";
+      for (std::size_t i = 0; i < extra; ++i) rules += ",rule-b";
+      EXPECT_EQ(kept.auditAnnotations.at("violation-rules"), rules);
+    }
+  }
+}
+
+TEST(KeptOptional, ResetKeepsTheValuesMemoryAndEmplaceGivesADefault) {
+  KeptOptional<Denial> denial;
+  EXPECT_FALSE(denial.has_value());
+  Denial& d = denial.emplace();
+  d.code = 500;
+  d.reason = "Other";
+  d.message.assign(300, 'm');
+  const char* memory = denial->message.data();
+  denial.reset();
+  EXPECT_FALSE(denial);
+  const Denial& again = denial.emplace();
+  EXPECT_TRUE(denial);
+  EXPECT_EQ(again.code, 403);
+  EXPECT_EQ(again.reason, "Forbidden");
+  EXPECT_TRUE(again.message.empty());
+  EXPECT_EQ(again.message.data(), memory);
+  denial = Denial{409, "Conflict", "m"};
+  EXPECT_EQ(denial->code, 409);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/core/annotation_map.hpp"
+#include "engine/core/kept_optional.hpp"
 #include "engine/core/patch_op.hpp"
 #include "engine/core/recycled_list.hpp"
 #include "policy/policy_set.hpp"
@@ -20,6 +21,12 @@ struct Denial {
   int code = 403;
   std::string reason = "Forbidden";
   std::string message;  // one line, names pod, container, resource, rule and what to do
+
+  void clear() {  // a default Denial, the strings' memory kept (KeptOptional::emplace)
+    code = 403;
+    reason.assign("Forbidden");
+    message.clear();
+  }
 };
 
 // One broken rule, before the rollout mode decided what it means.
@@ -85,7 +92,7 @@ struct Decision {
   TextList changes;                   // short human list of what the patch does
   TextList warnings;                  // for AdmissionResponse.warnings (each one line, short)
   Violations violations;  // every broken rule, whatever the mode
-  std::optional<Denial> denial;       // set only when a violation is enforced
+  KeptOptional<Denial> denial;        // set only when a violation is enforced
   AnnotationMap auditAnnotations;     // keys valid for auditAnnotations
 
   double gpuEquivalents = 0;  // what the stored pod adds (RequestContext::patchApplied)

@@ -67,14 +67,23 @@ void appendQuoted(std::string& out, std::string_view s) {
 }
 
 std::string number(double v) {
-  if (!std::isfinite(v)) return "0";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.2f", v);
-  std::string out = buf;
-  while (!out.empty() && out.back() == '0') out.pop_back();
-  if (!out.empty() && out.back() == '.') out.pop_back();
-  if (out == "-0") out = "0";
+  std::string out;
+  appendNumber(out, v);
   return out;
+}
+
+void appendNumber(std::string& out, double v) {
+  if (!std::isfinite(v)) {
+    out += '0';
+    return;
+  }
+  char buf[64];
+  const int n = std::snprintf(buf, sizeof buf, "%.2f", v);
+  std::string_view text(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
+  while (!text.empty() && text.back() == '0') text.remove_suffix(1);
+  if (!text.empty() && text.back() == '.') text.remove_suffix(1);
+  if (text == "-0") text = "0";
+  out.append(text);
 }
 
 std::string join(std::span<const std::string> items, std::string_view separator) {

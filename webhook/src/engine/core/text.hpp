@@ -17,6 +17,7 @@ void appendQuoted(std::string& out, std::string_view s);
 
 // 14 -> "14", 2.0/7 -> "0.29", 1.5 -> "1.5".
 std::string number(double v);
+void appendNumber(std::string& out, double v);  // the same, appended
 
 // "a, b, c"
 std::string join(std::span<const std::string> items, std::string_view separator = ", ");

@@ -30,35 +30,38 @@ const char* operatorWord(kube::SelectorOperator op) {
   return "";
 }
 
-std::string describeLabels(const kube::LabelSelector& s) {
-  std::vector<std::string> parts;
-  for (const auto& [k, v] : s.matchLabels) parts.push_back(k + "=" + v);
+// "team=vision, tier in (a, b), no label x": the selector's requirements, joined.
+void appendLabels(std::string& out, const kube::LabelSelector& s) {
+  bool first = true;
+  const auto part = [&]() -> std::string& {
+    if (!first) out.append(", ");
+    first = false;
+    return out;
+  };
+  for (const auto& [k, v] : s.matchLabels) part().append(k).append("=").append(v);
   for (const auto& r : s.matchExpressions) {
     if (r.op == kube::SelectorOperator::DoesNotExist) {
-      parts.push_back("no label " + r.key);
+      part().append("no label ").append(r.key);
     } else if (r.op == kube::SelectorOperator::Exists) {
-      parts.push_back("label " + r.key);
+      part().append("label ").append(r.key);
     } else {
-      parts.push_back(r.key + operatorWord(r.op) + "(" + text::join(r.values) + ")");
+      part().append(r.key).append(operatorWord(r.op)).append("(");
+      text::appendJoined(out, r.values);
+      out.append(")");
     }
   }
-  return text::join(parts);
 }
 
-// Usage counted against the quota: every matching namespace (Shared) or this one.
-NamespaceUsage usedBy(const policy::Quota& q, const QuotaInput& in) {
-  NamespaceUsage total;
-  auto add = [&](const NamespaceUsage& u) {
-    total.gpuEquivalents += u.gpuEquivalents;
-    for (const auto& [k, v] : u.byClass) total.byClass[k] += v;
-    for (const auto& [k, v] : u.byResource) total.byResource[k] += v;
-  };
+// Usage counted against the quota: `pick` of every matching namespace's usage (Shared) or of
+// this one's. Summed where it is read: no usage map is built per request.
+template <typename Pick>
+double usedBy(const policy::Quota& q, const QuotaInput& in, Pick pick) {
   if (q.scope == policy::Quota::Scope::PerNamespace) {
     auto it = in.usage.namespaces.find(in.namespaceName);
-    if (it != in.usage.namespaces.end()) add(it->second);
-    return total;
+    return it != in.usage.namespaces.end() ? pick(it->second) : 0.0;
   }
   static const kube::Labels kNoLabels;
+  double total = 0;
   for (const auto& [name, u] : in.usage.namespaces) {
     const kube::Labels* labels = &kNoLabels;
     if (name == in.namespaceName) {
@@ -67,9 +70,16 @@ NamespaceUsage usedBy(const policy::Quota& q, const QuotaInput& in) {
                it != in.usage.namespaceLabels.end()) {
       labels = &it->second;
     }
-    if (q.namespaces.matches(name, *labels)) add(u);
+    if (q.namespaces.matches(name, *labels)) total += pick(u);
   }
   return total;
+}
+
+// The value `key` has in `map`, 0 when absent.
+template <typename Map>
+double valueOr0(const Map& map, std::string_view key) {
+  const auto it = map.find(key);
+  return it == map.end() ? 0.0 : static_cast<double>(it->second);
 }
 
 // What the pod's GPUs would cost in class `c`, when c would take them as they are: within its
@@ -89,8 +99,8 @@ std::optional<double> costIn(const policy::WorkloadClass& c, const QuotaInput& i
 // "label the pod gpu-admission.io/class=interactive to use class interactive, where it needs
 // 0.25 GPU-equivalent, " when the namespace may use a class that is cheaper per unit, would take
 // the pod as it is, fits in what is left, and a label selects (listed before the pod's class,
-// since first match wins). Empty otherwise: no odd advice to a training job.
-std::string cheaperClassHint(const QuotaInput& in, double left) {
+// since first match wins). Nothing otherwise: no odd advice to a training job.
+void appendCheaperClassHint(std::string& out, const QuotaInput& in, double left) {
   const double perUnit = in.cls != nullptr ? in.cls->gpuEquivalentPerUnit : 1.0;
   for (const auto& c : in.policy.classes) {
     if (&c == in.cls) break;
@@ -99,77 +109,111 @@ std::string cheaperClassHint(const QuotaInput& in, double left) {
       continue;
     if (c.allowedNamespaces && !c.allowedNamespaces->matches(in.namespaceName, in.namespaceLabels))
       continue;
-    const std::string label = classLabel(c);
     const auto cost = costIn(c, in);
-    if (label.empty() || !cost || *cost > left + kEpsilon) continue;
-    return std::string("label the ") + (in.isTemplate ? "pod template " : "pod ") + label +
-           " to use class " + c.name + ", where it needs " + gpuEquivalentsText(*cost) + ", ";
+    if (!cost || *cost > left + kEpsilon) continue;
+    const std::string label = classLabel(c);
+    if (label.empty()) continue;
+    out.append("label the ").append(in.isTemplate ? "pod template " : "pod ").append(label);
+    out.append(" to use class ").append(c.name).append(", where it needs ");
+    appendGpuEquivalents(out, *cost);
+    out.append(", ");
+    return;
   }
-  return {};
 }
 
+// One budget of a quota: its GPU-equivalents, a class's share, or a resource's units.
 struct Budget {
-  std::string need;   // "4 GPU-equivalents", "4 nvidia.com/gpu"
-  std::string scope;  // "" or " for class training"
+  enum class Of { Equivalents, Class, Resource } of;
+  std::string_view resource;  // Of::Resource
+  int64_t units = 0;          // Of::Resource: what the pod asks for
   double requested;
   double limit;
   double used;
-  std::string unit;  // for the "allows" phrase: "" or " nvidia.com/gpu"
 };
 
-// "request at most 2 nvidia.com/gpu, " in the pod's own unit, or "wait ..." when not one fits.
-std::string fewerHint(const Budget& b, const QuotaInput& in, double left) {
-  double perUnit = 1.0;
-  std::string unit = b.unit;
-  if (unit.empty()) {  // a GPU-equivalents budget: count in the pod's resource when it has one
-    if (in.units.size() != 1) return "request at most " + gpuEquivalentsText(left) + ", ";
-    unit.assign(1, ' ').append(in.units.begin()->first);
-    perUnit = gpuEquivalentsOf(in.units.begin()->first, 1, in.policy);
+// What the pod needs of the budget: "4 GPU-equivalents", "1 GPU-equivalent of class
+// training", "4 nvidia.com/gpu".
+void appendNeed(std::string& out, const Budget& b, const QuotaInput& in) {
+  if (b.of == Budget::Of::Resource) {
+    out.append(std::to_string(b.units)).append(" ").append(b.resource);
+    return;
   }
-  const auto fit = perUnit > 0 ? static_cast<int64_t>((left + kEpsilon) / perUnit) : 0;
-  if (fit <= 0) return "wait for running GPU pods to finish, ";
-  return "request at most " + std::to_string(fit) + unit + ", ";
+  appendGpuEquivalents(out, in.gpuEquivalents);
+  if (b.of == Budget::Of::Class) out.append(" of class ").append(in.cls->name);
 }
 
-void check(const policy::Quota& q, const Budget& b, const QuotaInput& in,
-           Violations& out) {
+// "request at most 2 nvidia.com/gpu, " in the pod's own unit, or "wait ..." when not one fits.
+void appendFewerHint(std::string& out, const Budget& b, const QuotaInput& in, double left) {
+  double perUnit = 1.0;
+  std::string_view unit = b.resource;
+  if (b.of != Budget::Of::Resource) {  // GPU-equivalents: count in the pod's resource, if one
+    if (in.units.size() != 1) {
+      out.append("request at most ");
+      appendGpuEquivalents(out, left);
+      out.append(", ");
+      return;
+    }
+    unit = in.units.begin()->first;
+    perUnit = gpuEquivalentsOf(unit, 1, in.policy);
+  }
+  const auto fit = perUnit > 0 ? static_cast<int64_t>((left + kEpsilon) / perUnit) : 0;
+  if (fit <= 0) {
+    out.append("wait for running GPU pods to finish, ");
+    return;
+  }
+  out.append("request at most ").append(std::to_string(fit)).append(" ").append(unit).append(", ");
+}
+
+// The quota's violation, written in place into a kept Violation.
+void check(const policy::Quota& q, const Budget& b, const QuotaInput& in, Violations& out) {
   if (b.used + b.requested <= b.limit + kEpsilon) return;
   const double left = b.limit - b.used;
-  const std::string where =
-      (q.scope == policy::Quota::Scope::PerNamespace ? "per namespace, " : "") +
-      describeNamespaces(q.namespaces);
   const bool one = std::abs(b.used - 1.0) < kEpsilon;
-  out.push_back({rules::kQuota,
-                 std::string(in.subject) + " needs " + b.need + " but quota " +
-                     text::quoted(q.name) + " (" + where + ") allows " + text::number(b.limit) +
-                     b.unit + b.scope + " and " + text::number(b.used) + (one ? " is" : " are") +
-                     " in use: " + fewerHint(b, in, left) + cheaperClassHint(in, left) +
-                     "or ask the platform team to raise quota " + text::quoted(q.name)});
+  Violation& v = out.next();
+  v.rule.assign(rules::kQuota);
+  std::string& m = v.message;
+  m.append(in.subject).append(" needs ");
+  appendNeed(m, b, in);
+  m.append(" but quota ");
+  text::appendQuoted(m, q.name);
+  m.append(" (");
+  if (q.scope == policy::Quota::Scope::PerNamespace) m.append("per namespace, ");
+  appendNamespaces(m, q.namespaces);
+  m.append(") allows ");
+  text::appendNumber(m, b.limit);
+  if (b.of == Budget::Of::Resource) m.append(" ").append(b.resource);
+  if (b.of == Budget::Of::Class) m.append(" for class ").append(in.cls->name);
+  m.append(" and ");
+  text::appendNumber(m, b.used);
+  m.append(one ? " is" : " are").append(" in use: ");
+  appendFewerHint(m, b, in, left);
+  appendCheaperClassHint(m, in, left);
+  m.append("or ask the platform team to raise quota ");
+  text::appendQuoted(m, q.name);
 }
 
 void checkOne(const policy::Quota& q, const QuotaInput& in, Violations& out) {
-  const NamespaceUsage used = usedBy(q, in);
-  const std::string eq = gpuEquivalentsText(in.gpuEquivalents);
-  if (q.gpuEquivalents)
-    check(q, {eq, "", in.gpuEquivalents, *q.gpuEquivalents, used.gpuEquivalents, ""}, in, out);
+  using Of = Budget::Of;
+  if (q.gpuEquivalents) {
+    const double used = usedBy(q, in, [](const NamespaceUsage& u) { return u.gpuEquivalents; });
+    check(q, {Of::Equivalents, {}, 0, in.gpuEquivalents, *q.gpuEquivalents, used}, in, out);
+  }
   if (in.cls != nullptr) {
     if (auto it = q.perClass.find(in.cls->name); it != q.perClass.end()) {
-      auto u = used.byClass.find(in.cls->name);
-      check(q,
-            {eq + " of class " + in.cls->name, " for class " + in.cls->name, in.gpuEquivalents,
-             it->second, u == used.byClass.end() ? 0.0 : u->second, ""},
-            in, out);
+      const std::string_view cls = in.cls->name;
+      const double used =
+          usedBy(q, in, [cls](const NamespaceUsage& u) { return valueOr0(u.byClass, cls); });
+      check(q, {Of::Class, {}, 0, in.gpuEquivalents, it->second, used}, in, out);
     }
   }
-  for (const auto& [name, units] : in.units) {
-    const std::string resource(name);  // the quota and usage maps are keyed by std::string
+  for (const auto& [resource, units] : in.units) {
     auto it = q.perResource.find(resource);
     if (it == q.perResource.end()) continue;
-    auto u = used.byResource.find(resource);
+    const double used =
+        usedBy(q, in, [r = resource](const NamespaceUsage& u) { return valueOr0(u.byResource, r); });
     check(q,
-          {std::to_string(units) + " " + resource, "", static_cast<double>(units),
-           static_cast<double>(it->second),
-           u == used.byResource.end() ? 0.0 : static_cast<double>(u->second), " " + resource},
+          {Of::Resource, resource, units, static_cast<double>(units),
+           static_cast<double>(it->second), used},
           in, out);
   }
 }
@@ -177,17 +221,38 @@ void checkOne(const policy::Quota& q, const QuotaInput& in, Violations& out) {
 }  // namespace
 
 std::string gpuEquivalentsText(double v) {
-  return text::number(v) + (std::abs(v - 1.0) < kEpsilon ? " GPU-equivalent" : " GPU-equivalents");
+  std::string out;
+  appendGpuEquivalents(out, v);
+  return out;
+}
+
+void appendGpuEquivalents(std::string& out, double v) {
+  text::appendNumber(out, v);
+  out.append(std::abs(v - 1.0) < kEpsilon ? " GPU-equivalent" : " GPU-equivalents");
 }
 
 std::string describeNamespaces(const policy::NamespaceSelector& selector) {
-  const std::string labels = describeLabels(selector.labels);
-  if (selector.names.empty())
-    return labels.empty() ? "all namespaces" : "namespaces with " + labels;
-  std::string out =
-      (selector.names.size() == 1 ? "namespace " : "namespaces ") + text::join(selector.names);
-  if (!labels.empty()) out += " with " + labels;
+  std::string out;
+  appendNamespaces(out, selector);
   return out;
+}
+
+void appendNamespaces(std::string& out, const policy::NamespaceSelector& selector) {
+  const bool labels = !selector.labels.empty();
+  if (selector.names.empty()) {
+    if (!labels) {
+      out.append("all namespaces");
+      return;
+    }
+    out.append("namespaces with ");
+    appendLabels(out, selector.labels);
+    return;
+  }
+  out.append(selector.names.size() == 1 ? "namespace " : "namespaces ");
+  text::appendJoined(out, selector.names);
+  if (!labels) return;
+  out.append(" with ");
+  appendLabels(out, selector.labels);
 }
 
 std::vector<std::string> quotasCovering(const policy::PolicySet& policy,

@@ -34,6 +34,7 @@ struct QuotaInput {
 
 // "1 GPU-equivalent", "0.29 GPU-equivalents"
 std::string gpuEquivalentsText(double v);
+void appendGpuEquivalents(std::string& out, double v);  // the same, appended
 
 // Appends "quota" / "quota-unavailable" violations, or a warning when quotas cannot be
 // checked and the policy fails open. Returns true when a quota applied but could not be checked.
@@ -46,5 +47,6 @@ std::vector<std::string> quotasCovering(const policy::PolicySet& policy,
 
 // "namespaces with team=vision", "namespace ml", "all namespaces"
 std::string describeNamespaces(const policy::NamespaceSelector& selector);
+void appendNamespaces(std::string& out, const policy::NamespaceSelector& selector);  // appended
 
 }  // namespace gpua::engine
