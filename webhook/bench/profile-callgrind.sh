@@ -6,7 +6,8 @@
 #
 # Runs the server under callgrind twice, answering REQUESTS and 3 x REQUESTS keep-alive
 # requests (h2load --h1, 4 connections, the bench's typical AdmissionReview), and prints
-# (Ir(3N) - Ir(N)) / 2N: start-up, policy load and handshakes cancel out. The profile of the
+# (Ir(3N) - Ir(N)) / 2N: start-up, policy load and handshakes cancel out; the C++ heap
+# allocations (calls of operator new: OpenSSL's own go through malloc) the same way. The profile of the
 # larger run is kept in $BUILD_DIR/bench-results/callgrind.<server>.out for callgrind_annotate.
 # Callgrind counts user-space instructions only: the kernel's share (TCP on loopback, epoll),
 # which is the same for every server, is not in these figures, so their ratios exaggerate the
@@ -82,11 +83,14 @@ run() {  # server requests callgrind-file
 }
 
 profile() {
-  local server="$1" small big
+  local server="$1" small big newSmall newBig
   small="$(run "$server" "$n" "$work/small.out")"
   big="$(run "$server" $((3 * n)) "$out/callgrind.$server.out")"
+  newSmall="$(python3 webhook/bench/callgrind_calls.py "$work/small.out")"
+  newBig="$(python3 webhook/bench/callgrind_calls.py "$out/callgrind.$server.out")"
   python3 -c "print(f'$server: {($big - $small) / (2 * $n):,.0f} instructions per request ' \
-    f'(callgrind, {3 * $n} and {$n} requests)')"
+    f'(callgrind, {3 * $n} and {$n} requests), ' \
+    f'{($newBig - $newSmall) / (2 * $n):.2f} operator new per request')"
 }
 
 case "$which" in

@@ -2,6 +2,7 @@
 """Prints the figures, ratios and targets of a run-all.sh run from its result directory."""
 import json
 import os
+import re
 import sys
 
 UNIT = {"ns": 1e-3, "us": 1.0, "ms": 1e3, "s": 1e6}  # -> microseconds
@@ -167,6 +168,11 @@ def main(d):
                 ir = int(line.split()[1].replace(",", ""))
                 rows.append(("instructions per request <= 139,111 (half of 278,222; callgrind)",
                              f"{ir:,} ({ir / 278222:.1%} of the start)", ir <= 139111))
+                m = re.search(r"([0-9.]+) operator new per request", line)
+                if m:  # the whole server path (Asio, Beast, ours); OpenSSL allocates with malloc
+                    news = float(m.group(1))
+                    rows.append(("zero operator new per request on the server path (callgrind)",
+                                 f"{news:.2f}", news < 0.005))
     for case in ("typical_mutate", "typical_deny"):
         b = eng.get(f"BM_SteadyStateAllocations/{case}") if eng else None
         if b and "allocs" in b:
