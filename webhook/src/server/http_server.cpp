@@ -25,6 +25,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "server/handler_memory.hpp"
 #include "server/request_body.hpp"
 #include "server/response_head.hpp"
 #include "server/unproven_connections.hpp"
@@ -326,18 +327,19 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     idle_ = true;
     expiresAfter(wait);
-    stream_->async_read_some(buffer_.prepare(std::min<std::size_t>(16 * 1024, buffer_.max_size())),
-                             [self = shared_from_this()](error_code ec, std::size_t n) {
-                               if (ec == net::error::operation_aborted) {
-                                 // Re-armed by a drain (shorter wait); cancelled by a stop.
-                                 if (self->draining()) return self->awaitRequest();
-                                 if (self->stopping()) return self->gracefulClose();
-                               }
-                               self->idle_ = false;
-                               if (ec) return self->closeNow();  // idle timeout or client gone
-                               self->buffer_.commit(n);
-                               self->readHeader();
-                             });
+    stream_->async_read_some(
+        buffer_.prepare(std::min<std::size_t>(16 * 1024, buffer_.max_size())),
+        withMemory(handlerMemory_.get(), [self = shared_from_this()](error_code ec, std::size_t n) {
+          if (ec == net::error::operation_aborted) {
+            // Re-armed by a drain (shorter wait); cancelled by a stop.
+            if (self->draining()) return self->awaitRequest();
+            if (self->stopping()) return self->gracefulClose();
+          }
+          self->idle_ = false;
+          if (ec) return self->closeNow();  // idle timeout or client gone
+          self->buffer_.commit(n);
+          self->readHeader();
+        }));
   }
 
   void readHeader() {
@@ -352,11 +354,12 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->header_limit(static_cast<std::uint32_t>(env_->options.maxHeaderBytes));
     expiresAfter(env_->options.headerTimeout);
     http::async_read_header(*stream_, buffer_, *parser_,
-                            [self = shared_from_this()](error_code ec, std::size_t) {
-                              if (ec) return self->readFailed(ec, "header-timeout");
-                              self->prove();
-                              self->maybeContinue();
-                            });
+                            withMemory(handlerMemory_.get(),
+                                       [self = shared_from_this()](error_code ec, std::size_t) {
+                                         if (ec) return self->readFailed(ec, "header-timeout");
+                                         self->prove();
+                                         self->maybeContinue();
+                                       }));
   }
 
   // The first bytes arrived: TLS state is made now, so an eviction has to wait its grace.
@@ -369,6 +372,8 @@ class Session : public std::enable_shared_from_this<Session> {
   void prove() {
     if (proven_) return;
     proven_ = true;
+    // Here, not at accept: a flood of connections that never send a request costs no slots.
+    handlerMemory_ = std::make_unique<HandlerMemory>();
     std::lock_guard lock(env_->registry->mutex);
     env_->registry->unproven.drop(std::exchange(unprovenSeq_, 0));
   }
@@ -429,10 +434,11 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!chargeReceived()) return refuseBusy();
     if (parser_->is_done()) return handle();
     http::async_read_some(*stream_, buffer_, *parser_,
-                          [self = shared_from_this()](error_code ec, std::size_t) {
-                            if (ec) return self->readFailed(ec, "body-timeout");
-                            self->readBodySome();
-                          });
+                          withMemory(handlerMemory_.get(),
+                                     [self = shared_from_this()](error_code ec, std::size_t) {
+                                       if (ec) return self->readFailed(ec, "body-timeout");
+                                       self->readBodySome();
+                                     }));
   }
 
   // Arms the stream's deadline and remembers it: below TLS, an expired deadline can surface
@@ -553,13 +559,14 @@ class Session : public std::enable_shared_from_this<Session> {
     // loop ends with the body unsent (bodies over 16 KiB, tests/server/http_server_test.cpp).
     net::async_write(
         *stream_, beast::buffers_cat(net::buffer(head_), net::buffer(body_)),
-        [self = shared_from_this(), keepAlive, drainAfter](error_code ec, std::size_t) {
+        withMemory(handlerMemory_.get(), [self = shared_from_this(), keepAlive,
+                                          drainAfter](error_code ec, std::size_t) {
           self->keepResponseBuffer();
           if (ec) return self->closeNow();
           if (drainAfter) return self->drain(0);
           if (!keepAlive) return self->gracefulClose();
           self->awaitRequest();
-        });
+        }));
   }
 
   // A sent body's buffer becomes the next handler's spare when small, else it is released: an
@@ -613,6 +620,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string source_;  // client IP, for the per-source connection count
   beast::flat_buffer buffer_;
   std::unique_ptr<HeaderMemory> headerMemory_;  // with the TLS stream: for a client that talks
+  std::unique_ptr<HandlerMemory> handlerMemory_;  // from the first request header on
   std::optional<RequestParser> parser_;
   HttpRequest req_;  // the request being handled, reused (handle())
   std::optional<http::response<http::empty_body>> continue_;
