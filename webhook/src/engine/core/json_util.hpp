@@ -29,13 +29,42 @@ inline void writeString(Writer& w, std::string_view s) {
 }
 
 // A RapidJSON output stream that appends to a std::string, so values and string literals are
-// written straight into the text being built (no intermediate StringBuffer and copy).
+// written straight into the text being built (no intermediate StringBuffer and copy). The writer
+// puts one character at a time, and std::string::push_back checks its capacity each time: the
+// characters gather in a small buffer of the stream's own and reach `out` in one append when it
+// fills and whenever the writer finishes a whole value (RapidJSON flushes then), so `out` holds
+// the text whenever the writer is between values.
 struct StringAppender {
   using Ch = char;
+  static constexpr std::size_t kBytes = 256;
+
+  explicit StringAppender(std::string& target) : out(target) {}
+
   std::string& out;
-  void Put(char c) { out.push_back(c); }
-  void Flush() {}
+  char buffer[kBytes];
+  std::size_t used = 0;
+  bool checked = false;  // the reserved room exceeds the buffer: every put checks
+
+  void Put(char c) {
+    if (used == kBytes) Flush();
+    buffer[used++] = c;
+  }
+  void Flush() {
+    out.append(buffer, used);
+    used = 0;
+  }
 };
+
+// RapidJSON's writer reserves room for a token and then puts its characters unchecked; found by
+// argument-dependent lookup, these make that true for StringAppender.
+inline void PutReserve(StringAppender& s, std::size_t count) {
+  if (s.used + count > StringAppender::kBytes) s.Flush();
+  s.checked = count > StringAppender::kBytes;
+}
+inline void PutUnsafe(StringAppender& s, char c) {
+  if (s.checked) return s.Put(c);
+  s.buffer[s.used++] = c;
+}
 
 // Memory for a writer's nesting stack, on the C++ stack: RapidJSON's default allocates the stack
 // on the heap for every writer that opens an object or array (16 bytes a level; deeper than the
@@ -54,6 +83,7 @@ class AppendWriter : private WriterStackMemory,
  public:
   explicit AppendWriter(std::string& out)
       : Writer(stream_, &allocator, WriterStackMemory::kLevels), stream_{out} {}
+  ~AppendWriter() { stream_.Flush(); }  // what a value left unfinished has written so far
   AppendWriter(const AppendWriter&) = delete;
   AppendWriter& operator=(const AppendWriter&) = delete;
 

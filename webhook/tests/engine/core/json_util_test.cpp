@@ -1,5 +1,7 @@
 #include "engine/core/json_util.hpp"
 
+#include <rapidjson/document.h>
+
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -48,6 +50,38 @@ TEST(JsonUtil, AppendQuotedWritesTheBytesOfRapidJsonsWriter) {
     json::appendEscaped(parts, s);
     parts += '"';
     EXPECT_EQ(parts, rapidjsonQuoted(s + "@" + s)) << s;
+  }
+}
+
+// The engine's writer gathers characters in the stream's own buffer (256 bytes) and reserves
+// room per token: documents of every size around and past the buffer, with strings longer
+// than it and strings that need escapes, come out as RapidJSON's StringBuffer writer makes them.
+TEST(JsonUtil, TheAppendWritersBufferedStreamWritesTheWritersBytes) {
+  for (std::size_t length : {0u, 1u, 40u, 250u, 255u, 256u, 257u, 300u, 1000u, 5000u}) {
+    for (const bool escapes : {false, true}) {
+      std::string text(length, 'v');
+      if (escapes)
+        for (std::size_t i = 0; i < length; i += 37) text[i] = i % 2 ? '"' : '\n';
+      rapidjson::Document doc;
+      doc.SetObject();
+      auto& a = doc.GetAllocator();
+      rapidjson::Value list(rapidjson::kArrayType);
+      for (int i = 0; i < 5; ++i) {
+        list.PushBack(rapidjson::Value(text.c_str(), static_cast<rapidjson::SizeType>(text.size()), a), a);
+        list.PushBack(i * 1000003, a);
+      }
+      doc.AddMember("values", list, a);
+      rapidjson::Value key(text.c_str(), static_cast<rapidjson::SizeType>(text.size()), a);
+      rapidjson::Value yes(true);
+      doc.AddMember(key, yes, a);
+      rapidjson::StringBuffer buffer;
+      rapidjson::Writer<rapidjson::StringBuffer> reference(buffer);
+      doc.Accept(reference);
+      std::string out = "prefix:";
+      json::appendSerialized(out, doc);
+      EXPECT_EQ(out, "prefix:" + std::string(buffer.GetString(), buffer.GetSize()))
+          << length << (escapes ? " with escapes" : "");
+    }
   }
 }
 
