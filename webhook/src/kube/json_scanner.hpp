@@ -25,9 +25,8 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
+#include "kube/json_special.hpp"
+
 
 namespace gpua::kube {
 
@@ -51,7 +50,6 @@ class JsonScanner {
       : begin_(begin),
         p_(begin),
         end_(end),
-        lastBlock_(reinterpret_cast<std::uintptr_t>(end) - 16),
         h_(handler),
         decoded_(decoded),
         maxDepth_(maxDepth) {}
@@ -227,22 +225,7 @@ class JsonScanner {
 
   // The first '"', '\\' or byte below 0x20 at or after s (the terminating NUL at the latest).
   [[gnu::always_inline]] char* findQuoteOrSpecial(char* s) const {
-#if defined(__SSE2__)
-    const __m128i quote = _mm_set1_epi8('"');
-    const __m128i backslash = _mm_set1_epi8('\\');
-    const __m128i control = _mm_set1_epi8(0x1F);
-    while (reinterpret_cast<std::uintptr_t>(s) <= lastBlock_) {
-      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
-      const __m128i low = _mm_cmpeq_epi8(_mm_max_epu8(v, control), control);
-      const __m128i hit =
-          _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)), low);
-      if (const int mask = _mm_movemask_epi8(hit))
-        return s + __builtin_ctz(static_cast<unsigned>(mask));
-      s += 16;
-    }
-#endif
-    while (*s != '"' && *s != '\\' && static_cast<unsigned char>(*s) >= 0x20) ++s;
-    return s;
+    return const_cast<char*>(findJsonSpecial(s, end_));
   }
 
   // A string with escapes: decoded as RapidJSON decodes them into the caller's memory (decoded
@@ -452,7 +435,6 @@ class JsonScanner {
   char* begin_;
   char* p_;
   char* end_;
-  std::uintptr_t lastBlock_;  // the last address a 16-byte block inside the text starts at
   Handler& h_;
   Decoded decoded_;
   std::size_t maxDepth_;

@@ -1,5 +1,7 @@
 #include "engine/core/json_util.hpp"
 
+#include "kube/json_special.hpp"
+
 namespace gpua::engine::json {
 
 namespace {
@@ -7,9 +9,8 @@ namespace {
 // What the writer escapes (UTF-8 to UTF-8, default flags): control characters, '"' and '\\'.
 // Every other byte, non-ASCII included, is written as it is.
 bool needsEscape(std::string_view s) {
-  for (const char c : s)
-    if (static_cast<unsigned char>(c) < 0x20 || c == '"' || c == '\\') return true;
-  return false;
+  const char* end = s.data() + s.size();
+  return kube::findJsonSpecial(s.data(), end) != end;
 }
 
 }  // namespace
