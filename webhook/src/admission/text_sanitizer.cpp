@@ -1,5 +1,7 @@
 #include "admission/text_sanitizer.hpp"
 
+#include "text/ascii.hpp"
+
 #include <cstdint>
 
 #include "text/utf8.hpp"
@@ -36,12 +38,7 @@ void truncate(std::string& s, std::size_t maxBytes) {
 bool isCleanLine(std::string_view text, std::size_t maxBytes) {
   if (text.size() > maxBytes) return false;
   if (!text.empty() && (text.front() == ' ' || text.back() == ' ')) return false;
-  char previous = 0;
-  for (const char c : text) {
-    if (c < 0x20 || c > 0x7e || (c == ' ' && previous == ' ')) return false;
-    previous = c;
-  }
-  return true;
+  return gpua::text::isPrintableAscii(text) && text.find("  ") == std::string_view::npos;
 }
 
 std::string sanitizeLine(std::string_view text, std::size_t maxBytes) {

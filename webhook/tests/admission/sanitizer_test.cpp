@@ -178,7 +178,10 @@ TEST(AuditAnnotations, MapDropsEmptyKeysKeepsFirstOnCollisionAndCleansValues) {
 TEST(CleanChecks, AgreeWithTheSanitizers) {
   for (const std::string& line :
        std::vector<std::string>{"plain words", "", " lead", "trail ", "two  spaces", "tab\there",
-                                "caf\xc3\xa9", "del\x7f", std::string(121, 'x')}) {
+                                "caf\xc3\xa9", "del\x7f", std::string(121, 'x'),
+                                // past the first 16-byte block of the printable-ASCII test
+                                std::string(20, 'a') + "  b", std::string(20, 'a') + "\xc3\xa9",
+                                std::string(33, 'a') + "\x1f" + "b", std::string(40, 'a')}) {
     SCOPED_TRACE(line);
     const bool printableAscii =
         std::all_of(line.begin(), line.end(), [](char c) { return c >= ' ' && c <= '~'; });

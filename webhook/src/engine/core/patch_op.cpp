@@ -12,15 +12,14 @@ std::string escapePointerToken(std::string_view token) {
 }
 
 void appendPointerToken(std::string& out, std::string_view token) {
-  for (char c : token) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
+  // Runs without '~' or '/' (nearly every token) go out in one append.
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < token.size(); ++i) {
+    if (token[i] != '~' && token[i] != '/') continue;
+    out.append(token.substr(run, i - run)).append(token[i] == '~' ? "~0" : "~1");
+    run = i + 1;
   }
+  out.append(token.substr(run));
 }
 
 namespace {

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 
+#include "text/ascii.hpp"
 #include "text/utf8.hpp"
 
 namespace gpua::engine::text {
@@ -21,10 +22,7 @@ std::size_t utf8Cut(std::string_view s, std::size_t max) {
 }  // namespace
 
 bool isOneLine(std::string_view s, std::size_t maxBytes) {
-  if (s.size() > maxBytes) return false;
-  for (char c : s)
-    if (static_cast<unsigned char>(c) < 0x20 || static_cast<unsigned char>(c) >= 0x7F) return false;
-  return true;
+  return s.size() <= maxBytes && ::gpua::text::isPrintableAscii(s);
 }
 
 std::string oneLine(std::string_view s, std::size_t maxBytes) {

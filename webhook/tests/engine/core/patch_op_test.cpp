@@ -11,6 +11,9 @@ TEST(EscapePointerToken, EscapesTildeBeforeSlash) {
   EXPECT_EQ(escapePointerToken("a~b/c"), "a~0b~1c");
   EXPECT_EQ(escapePointerToken("~1"), "~01");  // not double-unescaped into "/"
   EXPECT_EQ(escapePointerToken(""), "");
+  EXPECT_EQ(escapePointerToken("//~~"), "~1~1~0~0");
+  EXPECT_EQ(escapePointerToken("plain-token"), "plain-token");
+  EXPECT_EQ(escapePointerToken("end/"), "end~1");
 }
 
 TEST(SerializePatch, WritesRfc6902ArrayWithoutValueForRemove) {

@@ -29,5 +29,19 @@ TEST(Text, CutsAtCharacterBoundary) {
   EXPECT_EQ(text::quoted(std::string(200, 'x')).size(), 80u + 2 + 3);
 }
 
+// 16 bytes a step, then byte by byte: every byte value at every position of 40 bytes decides as
+// the byte-by-byte rule (printable ASCII, 0x20 to 0x7E, within the length) does.
+TEST(TextIsOneLine, EveryByteAtEveryPositionDecidesAsByteByByte) {
+  for (unsigned b = 0; b < 256; ++b) {
+    for (std::size_t pos = 0; pos < 40; ++pos) {
+      std::string s(40, 'a');
+      s[pos] = static_cast<char>(b);
+      const bool printable = b >= 0x20 && b < 0x7F;
+      ASSERT_EQ(text::isOneLine(s, 40), printable) << "byte " << b << " at " << pos;
+      ASSERT_FALSE(text::isOneLine(s, 39)) << "longer than the limit";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace gpua::engine
