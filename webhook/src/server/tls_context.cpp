@@ -50,6 +50,7 @@ void applyProtocolPolicy(SSL_CTX* ctx) {
   SSL_CTX_set_options(
       ctx, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION | SSL_OP_CIPHER_SERVER_PREFERENCE);
   SSL_CTX_set_cipher_list(ctx, tls12CipherList());
+  SSL_CTX_set_ciphersuites(ctx, tls13CipherSuites());
   SSL_CTX_set_alpn_select_cb(ctx, &selectAlpn, nullptr);
   // Idle connections give their 2 x ~17 KiB record buffers back instead of keeping them.
   SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS);
@@ -181,6 +182,10 @@ const char* tls12CipherList() {
   return "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
          "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
          "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
+}
+
+const char* tls13CipherSuites() {
+  return "TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256";
 }
 
 TlsLoadResult loadTlsContext(const TlsFiles& files) {

@@ -34,8 +34,12 @@ struct TlsLoadResult {
 // Reads the files and builds a server context. Never throws on bad input.
 TlsLoadResult loadTlsContext(const TlsFiles& files);
 
-// The TLS 1.2 cipher list the server offers (TLS 1.3 uses OpenSSL's AEAD-only defaults).
+// The TLS 1.2 cipher list the server offers.
 const char* tls12CipherList();
+// The TLS 1.3 suites, in the server's order: AES-128-GCM first, as for TLS 1.2 (Mozilla's
+// configurations list it first; OpenSSL's default puts AES-256-GCM first, which with the
+// server's preference chose it for every client at about 10% more cipher work per byte).
+const char* tls13CipherSuites();
 
 // The served certificate's validity, for rotation checks and /readyz.
 struct CertificateValidity {

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "support/temp_dir.hpp"
 #include "support/tls_test_client.hpp"
 
@@ -48,6 +51,14 @@ TEST_F(TlsContextTest, LoadsAGoodPairWithModernSettings) {
         << name;
   }
   EXPECT_GT(tls12, 0);
+  // The TLS 1.3 suites come first, in the server's order: AES-128-GCM before AES-256-GCM.
+  std::vector<std::string> tls13;
+  for (int i = 0; i < sk_SSL_CIPHER_num(ciphers); ++i) {
+    const std::string name = SSL_CIPHER_get_name(sk_SSL_CIPHER_value(ciphers, i));
+    if (name.rfind("TLS_", 0) == 0) tls13.push_back(name);
+  }
+  EXPECT_EQ(tls13, (std::vector<std::string>{"TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
+                                             "TLS_CHACHA20_POLY1305_SHA256"}));
   EXPECT_GT(r.notAfterUnix, std::time(nullptr));
   EXPECT_FALSE(r.serialHex.empty());
 }
