@@ -105,8 +105,7 @@ std::string unclassifiedMessage(const PodView& pod, const PodGpu& gpu, const Sco
 // (the class's, resolved once per pod) for a GPU pod, its CPU pools for a pod without GPUs it
 // places, none for a pod no class places.
 void guardPlacement(const PodView& pod, const PodGpu& gpu, const policy::WorkloadClass* cls,
-                    const PoolList& gpuPools, const policy::PolicySet& policy,
-                    Violations& out) {
+                    const PoolList& gpuPools, const policy::PolicySet& policy, Violations& out) {
   if (!policy.fieldGuards.guardsPlacement()) return;
   if (cls == nullptr) return checkPlacementGuards(pod, {}, policy, out);
   if (gpu.hasGpu) return checkPlacementGuards(pod, poolSpan(gpuPools), policy, out);
@@ -150,8 +149,8 @@ void judgeByAllPodsRules(const PodView& pod, const PodGpu& gpu, const Scope& s, 
 
 // Classification, skip rules and validation shared by pods and pod templates; why, in words, is
 // appended to `reason` (a pod's is the Decision's own string, which keeps its memory).
-Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s,
-                    Violations& violations, std::string& reason) {
+Evaluation evaluate(const PodView& pod, const PodGpu& gpu, const Scope& s, Violations& violations,
+                    std::string& reason) {
   Evaluation ev;
   const MatchInput in{pod, gpu, s.namespaceName, s.context.namespaceLabels};
   if (const policy::SkipRule* skip = findSkipRule(in, s.policy)) {

@@ -27,7 +27,6 @@
 
 #include "kube/json_special.hpp"
 
-
 namespace gpua::kube {
 
 // A handler may offer `bool dropsNextValue()`: asked before each member value and array element,
@@ -47,12 +46,7 @@ class JsonScanner {
   // [begin, end) is the text; *end must be '\0'. Containers nest at most `maxDepth` levels
   // (deeper text is refused, and RapidJSON's reader then says where).
   JsonScanner(char* begin, char* end, Handler& handler, Decoded decoded, std::size_t maxDepth)
-      : begin_(begin),
-        p_(begin),
-        end_(end),
-        h_(handler),
-        decoded_(decoded),
-        maxDepth_(maxDepth) {}
+      : begin_(begin), p_(begin), end_(end), h_(handler), decoded_(decoded), maxDepth_(maxDepth) {}
 
   // True when the whole text was one valid JSON value and every event was accepted. On false
   // the text is restored and nothing the handler received may be used.

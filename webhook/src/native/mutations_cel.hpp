@@ -30,8 +30,7 @@ std::vector<CompiledMutation> compiledMutations(const policy::PolicySet& policy)
 // would write is what a class that requires the effect demands.
 
 // The class's GPU pools, in its order (engine/decide's poolsOf).
-engine::PoolList classPools(const policy::WorkloadClass& cls,
-                                            const policy::PolicySet& policy);
+engine::PoolList classPools(const policy::WorkloadClass& cls, const policy::PolicySet& policy);
 
 // mutate_tolerations: the taints of `pools` (each once) that no toleration of the CEL list
 // `tols` tolerates, as the CEL list of `item(taint)` for each; "" when the pools have no taints.

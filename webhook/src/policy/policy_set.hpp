@@ -172,7 +172,7 @@ struct WorkloadClass {
   // Runtime classes a user may name on GPU pods of this class besides the pools' own. Empty =
   // any (in mutate mode); in require mode only the pools' class and these.
   std::vector<std::string> allowedRuntimeClasses;
-  bool requirePriorityClass = false;  // a pod in scope must end up with a priority class
+  bool requirePriorityClass = false;          // a pod in scope must end up with a priority class
   std::vector<RequiredLabel> requiredLabels;  // a pod in scope must carry these labels
   // The pods requirePriorityClass, requiredLabels, allowedPriorityClasses and allowedRuntimeClasses
   // judge, and the default scope of the class's containers rules.
@@ -215,9 +215,9 @@ struct Quota {
   // Shared: one budget for all matching namespaces together (a team).
   // PerNamespace: each matching namespace has its own budget of this size.
   enum class Scope { Shared, PerNamespace } scope = Scope::Shared;
-  std::optional<double> gpuEquivalents;        // total across all GPU resources
+  std::optional<double> gpuEquivalents;  // total across all GPU resources
   // Both looked up by a string_view on the request path (std::less<>: no key copy).
-  std::map<std::string, double, std::less<>> perClass;  // class name -> GPU-equivalents
+  std::map<std::string, double, std::less<>> perClass;      // class name -> GPU-equivalents
   std::map<std::string, int64_t, std::less<>> perResource;  // resource -> units (nvidia.com/gpu: 8)
 };
 

@@ -353,13 +353,13 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->body_limit(env_->options.maxBodyBytes);
     parser_->header_limit(static_cast<std::uint32_t>(env_->options.maxHeaderBytes));
     expiresAfter(env_->options.headerTimeout);
-    http::async_read_header(*stream_, buffer_, *parser_,
-                            withMemory(handlerMemory_.get(),
-                                       [self = shared_from_this()](error_code ec, std::size_t) {
-                                         if (ec) return self->readFailed(ec, "header-timeout");
-                                         self->prove();
-                                         self->maybeContinue();
-                                       }));
+    http::async_read_header(
+        *stream_, buffer_, *parser_,
+        withMemory(handlerMemory_.get(), [self = shared_from_this()](error_code ec, std::size_t) {
+          if (ec) return self->readFailed(ec, "header-timeout");
+          self->prove();
+          self->maybeContinue();
+        }));
   }
 
   // The first bytes arrived: TLS state is made now, so an eviction has to wait its grace.
@@ -433,12 +433,12 @@ class Session : public std::enable_shared_from_this<Session> {
   void readBodySome() {
     if (!chargeReceived()) return refuseBusy();
     if (parser_->is_done()) return handle();
-    http::async_read_some(*stream_, buffer_, *parser_,
-                          withMemory(handlerMemory_.get(),
-                                     [self = shared_from_this()](error_code ec, std::size_t) {
-                                       if (ec) return self->readFailed(ec, "body-timeout");
-                                       self->readBodySome();
-                                     }));
+    http::async_read_some(
+        *stream_, buffer_, *parser_,
+        withMemory(handlerMemory_.get(), [self = shared_from_this()](error_code ec, std::size_t) {
+          if (ec) return self->readFailed(ec, "body-timeout");
+          self->readBodySome();
+        }));
   }
 
   // Arms the stream's deadline and remembers it: below TLS, an expired deadline can surface
@@ -557,16 +557,15 @@ class Session : public std::enable_shared_from_this<Session> {
     // Not a std::array of two buffers: Asio's write loop for that type hands the stream an empty
     // first buffer once the head is out, and Beast's flat_stream then writes nothing and the
     // loop ends with the body unsent (bodies over 16 KiB, tests/server/http_server_test.cpp).
-    net::async_write(
-        *stream_, beast::buffers_cat(net::buffer(head_), net::buffer(body_)),
-        withMemory(handlerMemory_.get(), [self = shared_from_this(), keepAlive,
-                                          drainAfter](error_code ec, std::size_t) {
-          self->keepResponseBuffer();
-          if (ec) return self->closeNow();
-          if (drainAfter) return self->drain(0);
-          if (!keepAlive) return self->gracefulClose();
-          self->awaitRequest();
-        }));
+    net::async_write(*stream_, beast::buffers_cat(net::buffer(head_), net::buffer(body_)),
+                     withMemory(handlerMemory_.get(), [self = shared_from_this(), keepAlive,
+                                                       drainAfter](error_code ec, std::size_t) {
+                       self->keepResponseBuffer();
+                       if (ec) return self->closeNow();
+                       if (drainAfter) return self->drain(0);
+                       if (!keepAlive) return self->gracefulClose();
+                       self->awaitRequest();
+                     }));
   }
 
   // A sent body's buffer becomes the next handler's spare when small, else it is released: an
@@ -619,7 +618,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::shared_ptr<const SessionEnv> env_;
   std::string source_;  // client IP, for the per-source connection count
   beast::flat_buffer buffer_;
-  std::unique_ptr<HeaderMemory> headerMemory_;  // with the TLS stream: for a client that talks
+  std::unique_ptr<HeaderMemory> headerMemory_;    // with the TLS stream: for a client that talks
   std::unique_ptr<HandlerMemory> handlerMemory_;  // from the first request header on
   std::optional<RequestParser> parser_;
   HttpRequest req_;  // the request being handled, reused (handle())

@@ -93,9 +93,9 @@ std::size_t plainRunEnd(std::string_view text, std::size_t i) {
   for (; i + 16 <= text.size(); i += 16) {
     const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
     // Signed: bytes from 0x80 up are negative, so "below a space" also catches non-ASCII.
-    const __m128i hit = _mm_or_si128(
-        _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-        _mm_or_si128(_mm_cmpeq_epi8(v, del), _mm_cmplt_epi8(v, space)));
+    const __m128i hit =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
+                     _mm_or_si128(_mm_cmpeq_epi8(v, del), _mm_cmplt_epi8(v, space)));
     if (const int mask = _mm_movemask_epi8(hit))
       return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
   }

@@ -163,12 +163,9 @@ TEST(MutationWarning, LongListsAreCut) {
 // (the way they were built before), whatever the messages hold.
 TEST(VerdictText, FirstMessageWithCountEqualsTheJoinedLineCut) {
   const std::vector<std::string> messages = {
-      "pod \"p\" asks for 9 GPUs",
-      "two\nlines",
-      std::string(1990, 'x'),
-      std::string(2100, 'y'),
-      "caf\xc3\xa9 \xe2\x82\xac",
-      std::string(995, 'z') + "\xc3\xa9\xc3\xa9\xc3\xa9",
+      "pod \"p\" asks for 9 GPUs", "two\nlines",
+      std::string(1990, 'x'),      std::string(2100, 'y'),
+      "caf\xc3\xa9 \xe2\x82\xac",  std::string(995, 'z') + "\xc3\xa9\xc3\xa9\xc3\xa9",
   };
   Decision kept;  // decided into again and again, as the request path does
   for (const auto& first : messages) {

@@ -21,7 +21,8 @@ TEST(JsonSpecial, EveryByteAtEveryPositionIsFoundAsByteByByte) {
       for (std::size_t length : {pos, pos + 1, std::size_t{40}}) {
         const char* begin = text.data();
         const char* end = begin + length;
-        const std::size_t want = pos < length && special(static_cast<unsigned char>(b)) ? pos : length;
+        const std::size_t want =
+            pos < length && special(static_cast<unsigned char>(b)) ? pos : length;
         ASSERT_EQ(static_cast<std::size_t>(findJsonSpecial(begin, end) - begin), want)
             << "byte " << b << " at " << pos << ", length " << length;
       }

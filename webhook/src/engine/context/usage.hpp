@@ -15,7 +15,7 @@
 namespace gpua::engine {
 
 struct NamespaceUsage {
-  double gpuEquivalents = 0;                  // all GPU resources together
+  double gpuEquivalents = 0;  // all GPU resources together
   // std::less<>: looked up by a string_view on the request path, no key copied.
   std::map<std::string, double, std::less<>> byClass;      // class name -> GPU-equivalents
   std::map<std::string, int64_t, std::less<>> byResource;  // resource name -> units in use

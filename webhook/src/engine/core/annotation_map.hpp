@@ -77,8 +77,9 @@ class AnnotationMap {
  private:
   template <typename Self>
   static auto lowerBoundIn(Self& self, std::string_view key) {
-    return std::lower_bound(self.entries_.begin(), self.entries_.end(), key,
-                            [](const Entry& e, std::string_view k) { return std::string_view(e.first) < k; });
+    return std::lower_bound(
+        self.entries_.begin(), self.entries_.end(), key,
+        [](const Entry& e, std::string_view k) { return std::string_view(e.first) < k; });
   }
   RecycledList<Entry>::iterator lowerBound(std::string_view key) {
     return lowerBoundIn(*this, key);

@@ -88,12 +88,12 @@ struct Decision {
   std::string reason;     // why: "label gpu-admission.io/class=training (classes[0].match.any[0])"
   policy::Mode mode = policy::Mode::Enforce;  // the rollout mode that applied
 
-  Patch patch;                        // empty when nothing changes (or when denied)
-  TextList changes;                   // short human list of what the patch does
-  TextList warnings;                  // for AdmissionResponse.warnings (each one line, short)
-  Violations violations;  // every broken rule, whatever the mode
-  KeptOptional<Denial> denial;        // set only when a violation is enforced
-  AnnotationMap auditAnnotations;     // keys valid for auditAnnotations
+  Patch patch;                     // empty when nothing changes (or when denied)
+  TextList changes;                // short human list of what the patch does
+  TextList warnings;               // for AdmissionResponse.warnings (each one line, short)
+  Violations violations;           // every broken rule, whatever the mode
+  KeptOptional<Denial> denial;     // set only when a violation is enforced
+  AnnotationMap auditAnnotations;  // keys valid for auditAnnotations
 
   double gpuEquivalents = 0;  // what the stored pod adds (RequestContext::patchApplied)
   // A quota covers this GPU pod but live usage was unavailable, so PolicySet::quotaUnavailable

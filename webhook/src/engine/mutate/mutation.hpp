@@ -22,8 +22,8 @@ struct MutationContext {
   const PodGpu& gpu;
   const policy::PolicySet& policy;
   const policy::WorkloadClass& cls;
-  PoolList pools;  // the class's pools, resolved
-  std::string_view rewriteTo;              // nvidia.com/gpu is renamed to this; empty = no rewrite
+  PoolList pools;              // the class's pools, resolved
+  std::string_view rewriteTo;  // nvidia.com/gpu is renamed to this; empty = no rewrite
 };
 
 // Ops and changes are written in place (the Decision's lists keep their memory from request to

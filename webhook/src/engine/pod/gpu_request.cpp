@@ -60,8 +60,7 @@ void collect(ContainerGpu& c, const rapidjson::Value* map, bool isLimit,
   }
 }
 
-void report(const PodView& pod, const ContainerGpu& c, const GpuEntry& e,
-            Violations& out) {
+void report(const PodView& pod, const ContainerGpu& c, const GpuEntry& e, Violations& out) {
   if (e.invalid) {
     const rapidjson::Value* bad = e.requestUnits || e.request == nullptr ? e.limit : e.request;
     const std::string shown =
@@ -114,8 +113,7 @@ void readList(const PodView& pod, std::string_view key, bool init, const policy:
 
 }  // namespace
 
-PodGpu analyzeGpu(const PodView& pod, const policy::PolicySet& policy,
-                  Violations* violations) {
+PodGpu analyzeGpu(const PodView& pod, const policy::PolicySet& policy, Violations* violations) {
   PodGpu out;
   const auto* containers = json::arrayMember(pod.spec, "containers");
   const auto* inits = json::arrayMember(pod.spec, "initContainers");

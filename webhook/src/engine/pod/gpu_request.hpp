@@ -3,8 +3,8 @@
 // a quantity of 0 is no GPU. DRA resource claims count as a GPU request too.
 #pragma once
 
-#include <boost/container/small_vector.hpp>
 #include <rapidjson/document.h>
+#include <boost/container/small_vector.hpp>
 
 #include <array>
 
@@ -93,8 +93,7 @@ bool isGpuResource(std::string_view resource, const policy::PolicySet& policy);
 
 // Reads the pod's containers. When `violations` is given, invalid quantities and
 // requests != limits are reported there (rules invalid-gpu-quantity, requests-limits-mismatch).
-PodGpu analyzeGpu(const PodView& pod, const policy::PolicySet& policy,
-                  Violations* violations);
+PodGpu analyzeGpu(const PodView& pod, const policy::PolicySet& policy, Violations* violations);
 
 // GPU units per resource name, in name order: what effectiveUnits returns. A pod asks for a
 // few resources at most, so they are kept in place (no node per resource, as a map would

@@ -92,8 +92,7 @@ void checkNamespaceRule(const ValidationInput& in, const policy::NamespaceRule& 
 }
 
 void checkPriorityClassPresent(const ValidationInput& in, bool byClass, bool byNamespace,
-                               const std::vector<std::string>& namespaceNames,
-                               Violations& out) {
+                               const std::vector<std::string>& namespaceNames, Violations& out) {
   if (!effectivePriorityClass(in).empty()) return;
   // Required effects already say "set spec.priorityClassName: X" for this pod.
   if (in.cls.priorityClassName && in.cls.effects.priorityClass == EffectMode::Require) return;

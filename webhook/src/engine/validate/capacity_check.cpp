@@ -331,8 +331,7 @@ policy::CapacityCheck capacityCheckOf(const policy::WorkloadClass& cls,
   return cls.capacityCheck.value_or(policy.capacityCheck);
 }
 
-void checkCapacity(const CapacityInput& in, Violations& violations,
-                   TextList& warnings) {
+void checkCapacity(const CapacityInput& in, Violations& violations, TextList& warnings) {
   const auto check = capacityCheckOf(in.cls, in.policy);
   if (check == policy::CapacityCheck::Off || !in.supply.available ||
       in.supply.policyRevision != in.policy.revision || in.pools.empty())

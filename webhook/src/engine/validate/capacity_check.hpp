@@ -25,9 +25,9 @@ struct CapacityInput {
   const PodGpu& gpu;
   const policy::PolicySet& policy;
   const policy::WorkloadClass& cls;
-  const PoolList& pools;  // the class's pools
-  std::string_view rewriteTo;                     // see gpuRewriteTarget()
-  const SupplySnapshot& supply;                   // summarized for `policy`
+  const PoolList& pools;         // the class's pools
+  std::string_view rewriteTo;    // see gpuRewriteTarget()
+  const SupplySnapshot& supply;  // summarized for `policy`
 };
 
 // The class's capacityCheck, or the policy's default.

@@ -209,8 +209,8 @@ void checkOne(const policy::Quota& q, const QuotaInput& in, Violations& out) {
   for (const auto& [resource, units] : in.units) {
     auto it = q.perResource.find(resource);
     if (it == q.perResource.end()) continue;
-    const double used =
-        usedBy(q, in, [r = resource](const NamespaceUsage& u) { return valueOr0(u.byResource, r); });
+    const double used = usedBy(
+        q, in, [r = resource](const NamespaceUsage& u) { return valueOr0(u.byResource, r); });
     check(q,
           {Of::Resource, resource, units, static_cast<double>(units),
            static_cast<double>(it->second), used},

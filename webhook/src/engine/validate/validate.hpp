@@ -67,8 +67,7 @@ void checkClassDeviceClasses(const ValidationInput& in, Violations& out);
 
 // node-selector-conflict (placement via nodeSelector, onConflict keep or deny).
 void checkNodeSelectorConflict(const PodView& pod, const policy::WorkloadClass& cls,
-                               const PoolList& pools,
-                               Violations& out);
+                               const PoolList& pools, Violations& out);
 
 // Why a pod must declare a checkpoint, as `<before><name><after>` (" is in class training, which
 // requires a checkpoint,"): the words are joined only when a message needs them.

@@ -11,8 +11,7 @@ namespace gpua::engine {
 namespace rules = policy::rules;
 
 void checkNodeSelectorConflict(const PodView& pod, const policy::WorkloadClass& cls,
-                               const PoolList& pools,
-                               Violations& out) {
+                               const PoolList& pools, Violations& out) {
   if (cls.placement.via != policy::Placement::Via::NodeSelector ||
       cls.placement.onConflict == policy::Placement::OnConflict::Overwrite)
     return;

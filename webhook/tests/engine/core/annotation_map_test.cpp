@@ -27,8 +27,8 @@ std::vector<std::pair<std::string, std::string>> entries(
 // order (the response writes them in that order).
 TEST(AnnotationMap, AgreesWithStdMapOverRandomAssignmentsAndClears) {
   std::mt19937 random(7);
-  const std::vector<std::string> keys = {"class", "mode", "violation", "violation-rules",
-                                         "would-change", "a", "z", "m", ""};
+  const std::vector<std::string> keys = {
+      "class", "mode", "violation", "violation-rules", "would-change", "a", "z", "m", ""};
   AnnotationMap kept;
   for (int round = 0; round < 200; ++round) {
     std::map<std::string, std::string> want;

@@ -67,7 +67,8 @@ TEST(JsonUtil, TheAppendWritersBufferedStreamWritesTheWritersBytes) {
       auto& a = doc.GetAllocator();
       rapidjson::Value list(rapidjson::kArrayType);
       for (int i = 0; i < 5; ++i) {
-        list.PushBack(rapidjson::Value(text.c_str(), static_cast<rapidjson::SizeType>(text.size()), a), a);
+        list.PushBack(
+            rapidjson::Value(text.c_str(), static_cast<rapidjson::SizeType>(text.size()), a), a);
         list.PushBack(i * 1000003, a);
       }
       doc.AddMember("values", list, a);
