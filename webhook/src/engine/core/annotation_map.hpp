@@ -28,8 +28,8 @@ class AnnotationMap {
     }
     // What RecycledList::clear calls: one huge value does not pin its memory.
     void releaseIfLarge(std::size_t bytes) {
-      if (first.capacity() > bytes) std::string().swap(first);
-      if (second.capacity() > bytes) std::string().swap(second);
+      releaseStringIfLarge(first, bytes);
+      releaseStringIfLarge(second, bytes);
     }
     friend bool operator==(const Entry&, const Entry&) = default;
   };

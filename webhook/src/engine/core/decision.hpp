@@ -48,8 +48,8 @@ struct Violation {
     readsOtherObjects = false;
   }
   void releaseIfLarge(std::size_t bytes) {
-    if (rule.capacity() > bytes) std::string().swap(rule);
-    if (message.capacity() > bytes) std::string().swap(message);
+    releaseStringIfLarge(rule, bytes);
+    releaseStringIfLarge(message, bytes);
   }
 };
 

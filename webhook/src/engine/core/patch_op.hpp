@@ -20,8 +20,8 @@ struct PatchOp {
     valueJson.clear();
   }
   void releaseIfLarge(std::size_t bytes) {
-    if (path.capacity() > bytes) std::string().swap(path);
-    if (valueJson.capacity() > bytes) std::string().swap(valueJson);
+    releaseStringIfLarge(path, bytes);
+    releaseStringIfLarge(valueJson, bytes);
   }
   friend bool operator==(const PatchOp&, const PatchOp&) = default;
 };

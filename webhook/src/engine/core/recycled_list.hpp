@@ -18,6 +18,12 @@
 
 namespace gpua::engine {
 
+// Gives back the memory of `s` when it holds more than `bytes`: what an element's
+// releaseIfLarge does for each of its strings (RecycledList::clear calls it).
+inline void releaseStringIfLarge(std::string& s, std::size_t bytes) {
+  if (s.capacity() > bytes) std::string().swap(s);
+}
+
 template <typename T>
 class RecycledList {
  public:
@@ -117,9 +123,7 @@ class RecycledList {
  private:
   static constexpr std::size_t kKeptBytes = 64u << 10;
 
-  static void releaseIfLarge(std::string& s) {
-    if (s.capacity() > kKeptBytes) std::string().swap(s);
-  }
+  static void releaseIfLarge(std::string& s) { releaseStringIfLarge(s, kKeptBytes); }
   template <typename U>
   static void releaseIfLarge(U& item) {
     if constexpr (requires { item.releaseIfLarge(kKeptBytes); }) item.releaseIfLarge(kKeptBytes);
