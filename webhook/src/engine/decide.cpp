@@ -348,12 +348,13 @@ void judgePod(const PodView& pod, const rapidjson::Value& object, const Scope& s
   }
   dropExemptViolations(pod, s.namespaceName, s.context.namespaceLabels, s.policy, d.violations);
   dropOffloadedViolations(s.policy, d.violations);
+  const bool denied = deniedInEnforceMode(d);  // the findings are final from here on
   // Only an admitted pod reserves its charge (server/quota_reservation.cpp): one the verdict
   // will deny needs none.
-  if (gpu.hasGpu && !pod.isTemplate && s.usage.available && !deniedInEnforceMode(d))
+  if (gpu.hasGpu && !pod.isTemplate && s.usage.available && !denied)
     d.quotaCharge = chargeOf(object, s, units);
   // Mutating an ill-typed pod would mean guessing; mutating a pod we deny is pointless.
-  if (ev.validateOnly || !shapeOk || deniedInEnforceMode(d)) return;
+  if (ev.validateOnly || !shapeOk || denied) return;
   if (ev.cls != nullptr) mutate(pod, gpu, s, ev, d);
   if (ev.allPodsRules) mutateAllPodsDefaults(pod, gpu, s, d);
 }
