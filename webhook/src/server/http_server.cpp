@@ -46,7 +46,10 @@ namespace {
 // strand (about 25 allocations and their reference counts per request).
 using Strand = net::strand<net::io_context::executor_type>;
 using Socket = tcp::socket::rebind_executor<Strand>::other;
-using TcpStream = beast::basic_stream<tcp, Strand>;
+// The connection's deadline timer, by the strand's type too (see Session::expiresAfter).
+using DeadlineTimer =
+    net::basic_waitable_timer<std::chrono::steady_clock,
+                              net::wait_traits<std::chrono::steady_clock>, Strand>;
 
 // A request's header fields live in memory the connection keeps: Beast allocates each field on
 // its own, so a request cost one allocation per header line. The memory is reset for every
@@ -200,7 +203,7 @@ class Session : public std::enable_shared_from_this<Session> {
       : ctx_(std::move(ctx)),
         executor_(socket.get_executor()),
         socket_(std::move(socket)),
-        helloTimer_(executor_),
+        deadlineTimer_(executor_),
         env_(std::move(env)),
         source_(std::move(source)),
         buffer_(readBufferLimit(env_->options)) {}
@@ -264,7 +267,7 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
  private:
-  TcpStream& lowest() { return beast::get_lowest_layer(*stream_); }
+  Socket& lowest() { return beast::get_lowest_layer(*stream_); }
   bool stopping() const { return stopping_ || env_->registry->stopping; }
   bool draining() const { return env_->registry->draining; }
 
@@ -273,16 +276,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // talks. Silent connections (port scans, floods, a stuck client) cost about a kilobyte.
   void awaitHello() {
     awaitingHello_ = true;
-    helloTimer_.expires_after(env_->options.headerTimeout);
-    helloTimer_.async_wait([self = shared_from_this()](error_code ec) {
-      if (ec || !self->awaitingHello_) return;
-      self->env_->bad("header-timeout");
-      self->closeNow();
-    });
+    expiresAfter(env_->options.headerTimeout);
     socket_.async_wait(Socket::wait_read, [self = shared_from_this()](error_code ec) {
-      if (!self->awaitingHello_) return;  // closed by the timer or stop()
+      if (!self->awaitingHello_) return;  // closed by the deadline or stop()
       self->awaitingHello_ = false;
-      self->helloTimer_.cancel();
       if (ec) return self->closeNow();
       self->talking();
       self->stream_.emplace(std::move(self->socket_), *self->ctx_);
@@ -330,7 +327,7 @@ class Session : public std::enable_shared_from_this<Session> {
     stream_->async_read_some(
         buffer_.prepare(std::min<std::size_t>(16 * 1024, buffer_.max_size())),
         withMemory(handlerMemory_.get(), [self = shared_from_this()](error_code ec, std::size_t n) {
-          if (ec == net::error::operation_aborted) {
+          if (ec == net::error::operation_aborted && !self->deadlinePassed()) {
             // Re-armed by a drain (shorter wait); cancelled by a stop.
             if (self->draining()) return self->awaitRequest();
             if (self->stopping()) return self->gracefulClose();
@@ -441,18 +438,38 @@ class Session : public std::enable_shared_from_this<Session> {
         }));
   }
 
-  // Arms the stream's deadline and remembers it: below TLS, an expired deadline can surface
-  // as a TLS or EOF error rather than beast::error::timeout.
+  // The connection's one deadline, for whatever it waits for (the first bytes, the handshake and
+  // header, the body, the write, the next request, a drain, the close): when it passes, the
+  // connection is closed and the operation in flight fails. Not beast::basic_stream's
+  // deadlines: its timer is a net::steady_timer, whose type-erased executor copied the strand
+  // to the heap twice per request. The wait is lazy: a later deadline leaves the armed wait
+  // alone (it re-arms when it fires early), so a busy connection arms about one wait per
+  // timeout period rather than one per operation; only an earlier deadline re-arms it.
   void expiresAfter(std::chrono::steady_clock::duration d) {
     deadline_ = std::chrono::steady_clock::now() + d;
-    lowest().expires_after(d);
+    if (deadlineArmed_ && deadlineTimer_.expiry() <= deadline_) return;
+    armDeadline();
   }
-  bool timedOut(error_code ec) const {
-    return ec == beast::error::timeout || std::chrono::steady_clock::now() >= deadline_;
+  void armDeadline() {
+    // Nothing cancelled while armed: the wait has completed and its handler, queued, re-reads
+    // the deadline when it runs.
+    if (deadlineTimer_.expires_at(deadline_) == 0 && deadlineArmed_) return;
+    deadlineArmed_ = true;
+    deadlineTimer_.async_wait(
+        withMemory(handlerMemory_.get(), [self = shared_from_this()](error_code ec) {
+          if (ec == net::error::operation_aborted) return;  // re-armed earlier, or closed
+          self->deadlineArmed_ = false;
+          if (std::chrono::steady_clock::now() < self->deadline_) return self->armDeadline();
+          if (self->awaitingHello_) self->env_->bad("header-timeout");
+          self->closeNow();
+        }));
   }
+  // Below TLS, a passed deadline surfaces as whatever error the closed socket gives the
+  // operation (aborted, a TLS or EOF error): the time says it was the deadline.
+  bool deadlinePassed() const { return std::chrono::steady_clock::now() >= deadline_; }
 
   void readFailed(error_code ec, std::string_view timeoutKind) {
-    if (timedOut(ec)) {
+    if (deadlinePassed()) {
       env_->bad(timeoutKind);
       return closeNow();
     }
@@ -600,21 +617,22 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void closeNow() {
     error_code ignored;
+    deadlineTimer_.cancel();
+    deadlineArmed_ = false;
     if (!stream_) {
       awaitingHello_ = false;
-      helloTimer_.cancel();
       socket_.close(ignored);
       return;
     }
-    lowest().socket().shutdown(Socket::shutdown_both, ignored);
-    lowest().close();
+    lowest().shutdown(Socket::shutdown_both, ignored);
+    lowest().close(ignored);
   }
 
   std::shared_ptr<ssl::context> ctx_;  // before stream_: the stream uses it until destroyed
   Strand executor_;                    // the connection's strand
   Socket socket_;                      // until the client's first bytes, then moved to stream_
-  net::steady_timer helloTimer_;       // header timeout while waiting for those bytes
-  std::optional<beast::ssl_stream<TcpStream>> stream_;
+  DeadlineTimer deadlineTimer_;        // see expiresAfter()
+  std::optional<beast::ssl_stream<Socket>> stream_;
   std::shared_ptr<const SessionEnv> env_;
   std::string source_;  // client IP, for the per-source connection count
   beast::flat_buffer buffer_;
@@ -625,7 +643,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::optional<http::response<http::empty_body>> continue_;
   std::string head_;  // the response's status line and fields, reused
   std::string body_;  // the response's body while it is written
-  std::chrono::steady_clock::time_point deadline_{};
+  std::chrono::steady_clock::time_point deadline_{};  // see expiresAfter()
+  bool deadlineArmed_ = false;  // a wait of deadlineTimer_ is in flight (or its completion queued)
   std::chrono::steady_clock::time_point received_{};
   std::chrono::steady_clock::time_point idleSince_{};
   std::size_t reserved_ = 0;     // bytes of the buffer budget this request holds

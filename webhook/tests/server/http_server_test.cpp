@@ -352,6 +352,22 @@ TEST_F(HttpServerTest, IdleConnectionsOutliveTheHeaderTimeoutThenClose) {
   EXPECT_TRUE(badKinds().empty());  // an idle close is normal, not a bad request
 }
 
+// The connection's deadline is one lazy timer (a later deadline leaves its wait armed): after an
+// idle spell has armed it for the far idle deadline, the next request's header timeout must
+// re-arm it earlier, not wait out the idle one.
+TEST_F(HttpServerTest, AHeaderAfterAnIdleSpellStillTimesOutAtTheHeaderTimeout) {
+  options_.idleTimeout = 6000ms;
+  start();
+  auto c = client();
+  EXPECT_EQ(c.request("GET", "/healthz").status, 200);
+  std::this_thread::sleep_for(1300ms);  // the wait armed at the last write fired and re-armed
+  c.writeRaw("POST /echo HTTP/1.1\r\nHost: x\r\n");  // and then nothing
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_TRUE(c.closedByPeer());
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 3s) << "closed at the idle deadline";
+  EXPECT_EQ(badKindsSoon(), std::vector<std::string>{"header-timeout"});
+}
+
 TEST_F(HttpServerTest, StopFinishesInFlightRequestsAndClosesIdleOnes) {
   start();
   auto idle = client();
