@@ -350,13 +350,35 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->body_limit(env_->options.maxBodyBytes);
     parser_->header_limit(static_cast<std::uint32_t>(env_->options.maxHeaderBytes));
     expiresAfter(env_->options.headerTimeout);
+    error_code ec;
+    if (parseBuffered(&RequestParser::is_header_done, ec)) return headerRead();
+    if (ec) return readFailed(ec, "header-timeout");
     http::async_read_header(
         *stream_, buffer_, *parser_,
         withMemory(handlerMemory_.get(), [self = shared_from_this()](error_code ec, std::size_t) {
           if (ec) return self->readFailed(ec, "header-timeout");
-          self->prove();
-          self->maybeContinue();
+          self->headerRead();
         }));
+  }
+
+  void headerRead() {
+    prove();
+    maybeContinue();
+  }
+
+  // Parses what the read buffer already holds, as Beast's read operations would, up to `until`:
+  // a keep-alive client's request usually arrives whole with its first bytes, and parsing it
+  // here spares a Beast operation and a completion queued on the strand for each step. True
+  // when `until` holds; false with `ec` clear when more bytes must be read, or set on an error.
+  bool parseBuffered(bool (RequestParser::*until)() const, error_code& ec) {
+    while (!((*parser_).*until)()) {
+      if (buffer_.size() == 0) return false;
+      const std::size_t used = parser_->put(buffer_.data(), ec);
+      buffer_.consume(used);
+      if (ec == http::error::need_more) ec = {};
+      if (ec || used == 0) return false;
+    }
+    return true;
   }
 
   // The first bytes arrived: TLS state is made now, so an eviction has to wait its grace.
@@ -428,6 +450,10 @@ class Session : public std::enable_shared_from_this<Session> {
     readBodySome();
   }
   void readBodySome() {
+    // The bytes that came with the header first (at most a read buffer's worth, as a read
+    // would bring), then reads.
+    if (error_code ec; !parseBuffered(&RequestParser::is_done, ec) && ec)
+      return readFailed(ec, "body-timeout");
     if (!chargeReceived()) return refuseBusy();
     if (parser_->is_done()) return handle();
     http::async_read_some(

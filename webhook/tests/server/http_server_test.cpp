@@ -320,6 +320,35 @@ TEST_F(HttpServerTest, ExpectContinueOfAnHttp10RequestIsIgnored) {
   EXPECT_EQ(res.body, "hello");
 }
 
+// What the read buffer already holds is parsed without a read (Session::parseBuffered): two
+// requests in one write are two answers, in order, and a body split across writes is whole.
+TEST_F(HttpServerTest, PipelinedRequestsInOneWriteAreAnsweredInOrder) {
+  start();
+  auto c = client();
+  c.writeRaw(
+      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello"
+      "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nworld"
+      "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(c.read().body, "hello");
+  EXPECT_EQ(c.read().body, "world");
+  EXPECT_EQ(c.read().status, 200);
+}
+
+TEST_F(HttpServerTest, ABodySplitAcrossWritesIsReadWhole) {
+  start();
+  auto c = client();
+  c.writeRaw("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\nhello");
+  std::this_thread::sleep_for(100ms);
+  c.writeRaw(" wor");
+  std::this_thread::sleep_for(100ms);
+  c.writeRaw("ldPOST /echo HTTP/1.1\r\nHost: x\r\nContent-Le");
+  std::this_thread::sleep_for(100ms);
+  c.writeRaw("ngth: 2\r\n\r\nok");
+  EXPECT_EQ(c.read().body, "hello world");
+  EXPECT_EQ(c.read().body, "ok");
+  EXPECT_TRUE(badKinds().empty());
+}
+
 TEST_F(HttpServerTest, SlowHeaderTimesOutWithoutBlockingOthers) {
   start();
   auto slow = client();
