@@ -58,8 +58,17 @@ class JsonScanner {
   }
 
  private:
+  // A value, after any whitespace: the loops below leave the space before a value to it, and the
+  // space after a key or value to the miss of their one compare for ':' or ',' (compact JSON
+  // has none, so each costs nothing more there).
   bool value() {
     switch (*p_) {
+      case ' ':
+      case '\t':
+      case '\n':
+      case '\r':
+        skipSpace();
+        return value();
       case '{':
         return object();
       case '[':
@@ -84,17 +93,23 @@ class JsonScanner {
     SizeType members = 0;
     if (*p_ != '}') {
       for (;;) {
-        if (*p_ != '"' || !string(true)) return false;
-        skipSpace();
-        if (*p_ != ':') return false;
+        if (*p_ != '"') {
+          skipSpace();
+          if (*p_ != '"') return false;
+        }
+        if (!string(true)) return false;
+        if (*p_ != ':') {
+          skipSpace();
+          if (*p_ != ':') return false;
+        }
         ++p_;
-        skipSpace();
         if (!memberValue()) return false;
         ++members;
-        skipSpace();
-        if (*p_ != ',') break;
+        if (*p_ != ',') {
+          skipSpace();
+          if (*p_ != ',') break;
+        }
         ++p_;
-        skipSpace();
       }
       if (*p_ != '}') return false;
     }
@@ -112,10 +127,11 @@ class JsonScanner {
       for (;;) {
         if (!memberValue()) return false;
         ++elements;
-        skipSpace();
-        if (*p_ != ',') break;
+        if (*p_ != ',') {
+          skipSpace();
+          if (*p_ != ',') break;
+        }
         ++p_;
-        skipSpace();
       }
       if (*p_ != ']') return false;
     }
@@ -126,7 +142,7 @@ class JsonScanner {
 
   // A member's value or an array's element: the handler's (dropped values are still counted: the
   // handler counts what it keeps, as it does for values RapidJSON hands it).
-  bool memberValue() {
+  [[gnu::always_inline]] bool memberValue() {
     if constexpr (DropsValues<Handler>) {
       if (h_.dropsNextValue()) return skipValue();
     }
@@ -335,6 +351,12 @@ class JsonScanner {
   // A dropped value: checked as strictly as a kept one, built nowhere.
   bool skipValue() {
     switch (*p_) {
+      case ' ':
+      case '\t':
+      case '\n':
+      case '\r':
+        skipSpace();
+        return skipValue();
       case '{':
       case '[':
         return skipContainer();

@@ -2,7 +2,6 @@
 // the printable-ASCII test of text that needs no cleaning.
 #pragma once
 
-#include <cctype>
 #include <string_view>
 
 #if defined(__SSE2__)
@@ -11,13 +10,17 @@
 
 namespace gpua::text {
 
+// 'A'..'Z' lowered, every other byte as it is: protocol tokens are ASCII, and std::tolower is
+// a call into the C library per byte that depends on the process's locale.
+constexpr char lowerAscii(char c) {
+  return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+
 // Case-insensitive ASCII equality, without building a lowered copy.
-inline bool equalsIgnoreCase(std::string_view a, std::string_view b) {
+constexpr bool equalsIgnoreCase(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   for (std::size_t i = 0; i < a.size(); ++i)
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i])))
-      return false;
+    if (lowerAscii(a[i]) != lowerAscii(b[i])) return false;
   return true;
 }
 

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
+
+#include "text/ascii.hpp"
+
 namespace gpua::engine {
 namespace {
 
@@ -21,6 +25,20 @@ TEST(Text, OneLineReplacesControlsAndKeepsValidUtf8) {
             "bad?"
             "?x");                                       // split: no trigraph
   EXPECT_EQ(text::oneLine("\xed\xa0\x80", 100), "???");  // a UTF-16 surrogate is not UTF-8
+}
+
+// Protocol tokens compare as ASCII: every pair of byte values, as the C locale's std::tolower
+// compares them (the server never sets another locale), and tokens longer than one byte.
+TEST(Text, EqualsIgnoreCaseIsTheCLocalesToLowerForEveryPairOfBytes) {
+  for (int a = 0; a < 256; ++a)
+    for (int b = 0; b < 256; ++b) {
+      const char x = static_cast<char>(a), y = static_cast<char>(b);
+      ASSERT_EQ(gpua::text::equalsIgnoreCase({&x, 1}, {&y, 1}), std::tolower(a) == std::tolower(b))
+          << a << " " << b;
+    }
+  EXPECT_TRUE(gpua::text::equalsIgnoreCase("Application/JSON", "application/json"));
+  EXPECT_FALSE(gpua::text::equalsIgnoreCase("application/jsonx", "application/json"));
+  EXPECT_FALSE(gpua::text::equalsIgnoreCase("applic@tion/json", "applic`tion/json"));
 }
 
 TEST(Text, CutsAtCharacterBoundary) {
