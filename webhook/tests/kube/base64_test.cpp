@@ -70,6 +70,21 @@ TEST(Base64, EncodesEveryLengthAsTheDefinitionDoes) {
   EXPECT_EQ(base64Encode(std::string(9, '\xff')), "////////////");
 }
 
+// Every character of the alphabet at every position of the 16-byte steps: groups whose four
+// 6-bit indices are all one value, long enough for several steps and a tail.
+TEST(Base64, EveryIndexAtEveryPositionOfAStep) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  for (unsigned v = 0; v < 64; ++v) {
+    const unsigned group = v << 18 | v << 12 | v << 6 | v;
+    std::string bytes;
+    for (int g = 0; g < 11; ++g)
+      bytes +=
+          {static_cast<char>(group >> 16), static_cast<char>(group >> 8), static_cast<char>(group)};
+    EXPECT_EQ(base64Encode(bytes), std::string(44, kAlphabet[v])) << v;
+  }
+}
+
 TEST(Base64, DecodeRejectsMalformedInput) {
   EXPECT_FALSE(base64Decode("Zm9").has_value());       // not a multiple of 4
   EXPECT_FALSE(base64Decode("Zm9v-_==").has_value());  // URL-safe alphabet
