@@ -350,26 +350,25 @@ class Session : public std::enable_shared_from_this<Session> {
     parser_->body_limit(env_->options.maxBodyBytes);
     parser_->header_limit(static_cast<std::uint32_t>(env_->options.maxHeaderBytes));
     expiresAfter(env_->options.headerTimeout);
+    parseHeader();
+  }
+
+  void parseHeader() {
     error_code ec;
-    if (parseBuffered(&RequestParser::is_header_done, ec)) return headerRead();
+    if (parseBuffered(&RequestParser::is_header_done, ec)) {
+      prove();
+      return maybeContinue();
+    }
     if (ec) return readFailed(ec, "header-timeout");
-    http::async_read_header(
-        *stream_, buffer_, *parser_,
-        withMemory(handlerMemory_.get(), [self = shared_from_this()](error_code ec, std::size_t) {
-          if (ec) return self->readFailed(ec, "header-timeout");
-          self->headerRead();
-        }));
+    readMore("header-timeout", &Session::parseHeader);
   }
 
-  void headerRead() {
-    prove();
-    maybeContinue();
-  }
-
-  // Parses what the read buffer already holds, as Beast's read operations would, up to `until`:
-  // a keep-alive client's request usually arrives whole with its first bytes, and parsing it
-  // here spares a Beast operation and a completion queued on the strand for each step. True
-  // when `until` holds; false with `ec` clear when more bytes must be read, or set on an error.
+  // The request is read by this loop rather than Beast's read operations: a keep-alive client's
+  // request usually arrives whole with its first bytes, and parsing it from the buffer spares a
+  // Beast operation and a completion queued on the strand for each step. Parses what the read
+  // buffer holds up to `until`, as Beast's read does: true when `until` holds; false with `ec`
+  // clear when the parser needs more bytes (then it must not see these bytes again before more
+  // arrive: Beast's parser asserts that), or set on an error.
   bool parseBuffered(bool (RequestParser::*until)() const, error_code& ec) {
     while (!((*parser_).*until)()) {
       if (buffer_.size() == 0) return false;
@@ -379,6 +378,32 @@ class Session : public std::enable_shared_from_this<Session> {
       if (ec || used == 0) return false;
     }
     return true;
+  }
+
+  // More bytes into the read buffer, then `then` parses again: Beast's read step (a full buffer
+  // is buffer_overflow: a header section, or a chunked body's trailers, beyond the header
+  // limit; the end of the stream ends a message only where HTTP allows it).
+  void readMore(std::string_view timeoutKind, void (Session::*then)()) {
+    const std::size_t size = beast::read_size(buffer_, 65536);
+    if (size == 0) return readFailed(http::error::buffer_overflow, timeoutKind);
+    stream_->async_read_some(
+        buffer_.prepare(size),
+        withMemory(handlerMemory_.get(),
+                   [self = shared_from_this(), timeoutKind, then](error_code ec, std::size_t n) {
+                     self->buffer_.commit(n);
+                     if (ec == net::error::eof) ec = self->endOfStream();
+                     if (ec) return self->readFailed(ec, timeoutKind);
+                     ((*self).*then)();
+                   }));
+  }
+
+  // The client closed its side: the message ends here if it may (Beast's put_eof), else
+  // end_of_stream (nothing of a request yet) or the parser's error (a partial message).
+  error_code endOfStream() {
+    if (!parser_->got_some()) return http::error::end_of_stream;
+    error_code ec;
+    parser_->put_eof(ec);
+    return ec;
   }
 
   // The first bytes arrived: TLS state is made now, so an eviction has to wait its grace.
@@ -447,21 +472,16 @@ class Session : public std::enable_shared_from_this<Session> {
   // One deadline for the whole body; the budget is charged as its bytes arrive.
   void readBody() {
     expiresAfter(env_->options.bodyTimeout);
-    readBodySome();
+    parseBody();
   }
-  void readBodySome() {
-    // The bytes that came with the header first (at most a read buffer's worth, as a read
-    // would bring), then reads.
+  // What the buffer holds (at most a read buffer's worth, as one read brings), charged to the
+  // budget as it arrives, then more.
+  void parseBody() {
     if (error_code ec; !parseBuffered(&RequestParser::is_done, ec) && ec)
       return readFailed(ec, "body-timeout");
     if (!chargeReceived()) return refuseBusy();
     if (parser_->is_done()) return handle();
-    http::async_read_some(
-        *stream_, buffer_, *parser_,
-        withMemory(handlerMemory_.get(), [self = shared_from_this()](error_code ec, std::size_t) {
-          if (ec) return self->readFailed(ec, "body-timeout");
-          self->readBodySome();
-        }));
+    readMore("body-timeout", &Session::parseBody);
   }
 
   // The connection's one deadline, for whatever it waits for (the first bytes, the handshake and
