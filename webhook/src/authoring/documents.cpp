@@ -1,7 +1,6 @@
 #include "authoring/documents.hpp"
 
 #include <rapidjson/prettywriter.h>
-#include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 #include <yaml-cpp/yaml.h>
 
@@ -11,6 +10,7 @@
 #include <sstream>
 
 #include "authoring/yaml_json.hpp"
+#include "engine/core/json_util.hpp"
 #include "kube/json_parse.hpp"
 
 namespace gpua::authoring {
@@ -137,17 +137,21 @@ std::string toYaml(const rapidjson::Value& value) {
   return s;
 }
 
+// Not into a rapidjson::StringBuffer: with RAPIDJSON_SSE2 its writer's 16-byte string loop lets
+// the control bytes 0x1A..0x1F through raw (not JSON). The engine's string stream takes the
+// writer's own escaping (engine/core/json_util.hpp).
 std::string toJson(const rapidjson::Value& value, bool pretty) {
-  rapidjson::StringBuffer buf;
+  std::string out;
   if (pretty) {
-    rapidjson::PrettyWriter<rapidjson::StringBuffer> w(buf);
+    engine::json::StringAppender stream(out);
+    rapidjson::PrettyWriter<engine::json::StringAppender> w(stream);
     w.SetIndent(' ', 2);
     value.Accept(w);
+    stream.Flush();
   } else {
-    rapidjson::Writer<rapidjson::StringBuffer> w(buf);
-    value.Accept(w);
+    engine::json::appendSerialized(out, value);
   }
-  return std::string(buf.GetString(), buf.GetSize());
+  return out;
 }
 
 }  // namespace gpua::authoring

@@ -1,12 +1,10 @@
 #include "cli/native_cases.hpp"
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 #include <chrono>
 #include <cstdio>
 #include <thread>
 
+#include "authoring/documents.hpp"
 #include "cli/command_line.hpp"
 #include "cluster/blocking_call.hpp"
 #include "cluster/list_watch.hpp"
@@ -27,10 +25,7 @@ constexpr auto kTimeout = 10s;
 constexpr std::string_view kAdmissionApi = "/apis/admissionregistration.k8s.io/v1/";
 
 std::string toJson(const rapidjson::Value& v) {
-  rapidjson::StringBuffer out;
-  rapidjson::Writer<rapidjson::StringBuffer> w(out);
-  v.Accept(w);
-  return {out.GetString(), out.GetSize()};
+  return authoring::toJson(v, false);  // escapes every control byte (authoring/documents.hpp)
 }
 
 rapidjson::Document parsed(const cluster::ApiResponse& r, const std::string& what) {
