@@ -8,7 +8,8 @@
 # requests (h2load --h1, 4 connections, the bench's typical AdmissionReview), and prints
 # (Ir(3N) - Ir(N)) / 2N: start-up, policy load and handshakes cancel out; the C++ heap
 # allocations (calls of operator new: OpenSSL's own go through malloc) the same way. The profile of the
-# larger run is kept in $BUILD_DIR/bench-results/callgrind.<server>.out for callgrind_annotate.
+# larger run is kept in $BUILD_DIR/bench-results/callgrind.<server>.out for callgrind_annotate, the
+# smaller one beside it (callgrind.<server>.small.out).
 # Callgrind counts user-space instructions only: the kernel's share (TCP on loopback, epoll),
 # which is the same for every server, is not in these figures, so their ratios exaggerate the
 # differences that wall-clock throughput shows.
@@ -84,9 +85,9 @@ run() {  # server requests callgrind-file
 
 profile() {
   local server="$1" small big newSmall newBig
-  small="$(run "$server" "$n" "$work/small.out")"
+  small="$(run "$server" "$n" "$out/callgrind.$server.small.out")"
   big="$(run "$server" $((3 * n)) "$out/callgrind.$server.out")"
-  newSmall="$(python3 webhook/bench/callgrind_calls.py "$work/small.out")"
+  newSmall="$(python3 webhook/bench/callgrind_calls.py "$out/callgrind.$server.small.out")"
   newBig="$(python3 webhook/bench/callgrind_calls.py "$out/callgrind.$server.out")"
   python3 -c "print(f'$server: {($big - $small) / (2 * $n):,.0f} instructions per request ' \
     f'(callgrind, {3 * $n} and {$n} requests), ' \
