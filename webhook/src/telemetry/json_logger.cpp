@@ -64,7 +64,105 @@ struct ValueWriter {
   }
 };
 
+// The room a number is given on the plain path: std::to_chars writes at most 20 characters
+// for a 64-bit integer ("-9223372036854775808") and 24 for a double's shortest round-trip form
+// ("-2.2250738585072014e-308").
+constexpr std::size_t kNumberRoom = 32;
+
+// What appendBoundedString writes as it is, between quotes.
+bool plainValue(std::string_view s) {
+  return s.size() <= kMaxLogValueBytes && isPlainJsonText(s);
+}
+
+char* put(char* w, std::string_view s) {
+  std::memcpy(w, s.data(), s.size());
+  return w + s.size();
+}
+
+char* putQuoted(char* w, std::string_view s) {
+  *w++ = '"';
+  w = put(w, s);
+  *w++ = '"';
+  return w;
+}
+
+// A value's room on the plain path (0: it needs the escaping path), as ValueWriter writes it.
+struct PlainRoom {
+  std::size_t operator()(std::monostate) const { return 4; }
+  std::size_t operator()(std::string_view s) const { return plainValue(s) ? s.size() + 2 : 0; }
+  std::size_t operator()(bool) const { return 5; }
+  std::size_t operator()(double) const { return kNumberRoom; }
+  std::size_t operator()(int64_t) const { return kNumberRoom; }
+  std::size_t operator()(uint64_t) const { return kNumberRoom; }
+  std::size_t operator()(std::span<const std::string> list) const {
+    if (list.size() > kMaxLogListItems) return 0;  // says "...(N items)": the escaping path
+    std::size_t room = 2 + list.size();            // brackets and commas
+    for (const auto& s : list) {
+      if (!plainValue(s)) return 0;
+      room += s.size() + 2;
+    }
+    return room;
+  }
+};
+
+// ValueWriter's bytes for a value PlainRoom gave room, written through a pointer.
+struct PlainWriter {
+  char* w;
+  char* operator()(std::monostate) const { return put(w, "null"); }
+  char* operator()(std::string_view s) const { return putQuoted(w, s); }
+  char* operator()(bool b) const { return put(w, b ? "true" : "false"); }
+  char* operator()(double d) const {
+    if (!std::isfinite(d)) return put(w, "null");
+    return std::to_chars(w, w + kNumberRoom, d).ptr;
+  }
+  char* operator()(int64_t i) const { return std::to_chars(w, w + kNumberRoom, i).ptr; }
+  char* operator()(uint64_t u) const { return std::to_chars(w, w + kNumberRoom, u).ptr; }
+  char* operator()(std::span<const std::string> list) const {
+    char* p = w;
+    *p++ = '[';
+    for (std::size_t i = 0; i < list.size(); ++i) {
+      if (i > 0) *p++ = ',';
+      p = putQuoted(p, list[i]);
+    }
+    *p++ = ']';
+    return p;
+  }
+};
+
+// The line after `"msg":` in one piece when nothing in it needs escaping or cutting (a
+// decision's line, nearly always): its room is taken once and filled through a pointer, not
+// appended value by value. False (and `out` untouched) when something does.
+bool appendPlainRest(std::string& out, std::string_view message, std::span<const LogField> fields) {
+  if (!isPlainJsonText(message)) return false;
+  std::size_t room = message.size() + 2 + 2;  // quoted, then "}\n"
+  for (const auto& f : fields) {
+    const std::size_t n = f.plainRoom();
+    if (n == 0) return false;
+    room += n;
+  }
+  const std::size_t at = out.size();
+  out.resize(at + room);
+  char* w = putQuoted(out.data() + at, message);
+  for (const auto& f : fields) w = f.writePlain(w);
+  *w++ = '}';
+  *w++ = '\n';
+  out.resize(static_cast<std::size_t>(w - out.data()));
+  return true;
+}
+
 }  // namespace
+
+std::size_t LogField::plainRoom() const {
+  const std::size_t value = std::visit(PlainRoom{}, value_);
+  return value == 0 ? 0 : key_.view().size() + 4 + value;
+}
+
+char* LogField::writePlain(char* w) const {
+  *w++ = ',';
+  w = putQuoted(w, key_.view());
+  *w++ = ':';
+  return std::visit(PlainWriter{w}, value_);
+}
 
 void LogField::appendTo(std::string& out) const {
   // The key needs no escaping (LogKey checked it when the program compiled).
@@ -87,6 +185,7 @@ void JsonLogger::appendLine(std::string& out, std::chrono::system_clock::time_po
   out += "\",\"level\":\"";
   out += logLevelName(level);
   out += "\",\"msg\":";
+  if (appendPlainRest(out, message, fields)) return;
   appendJsonString(out, message);
   for (const auto& f : fields) f.appendTo(out);
   out += "}\n";

@@ -71,6 +71,13 @@ class LogField {
   // Appends `,"key":value`.
   void appendTo(std::string& out) const;
 
+  // The room `,"key":value` takes when it can be written without escaping or cutting anything
+  // (every string in it plain and within the bounds); 0 when it cannot. A number is given the
+  // room of its longest form.
+  std::size_t plainRoom() const;
+  // Writes `,"key":value` at w, which has plainRoom() bytes (not 0); returns the end.
+  char* writePlain(char* w) const;
+
  private:
   LogKey key_;
   std::variant<std::monostate, std::string_view, bool, double, int64_t, uint64_t,

@@ -82,23 +82,25 @@ constexpr bool allPlain(uint64_t v) {
           anyEqual(v, '\\')) == 0;
 }
 
+#if defined(__SSE2__)
+// A bit per byte of the 16 at p that is not plainAscii.
+int notPlainMask(const char* p) {
+  const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+  // Signed: bytes from 0x80 up are negative, so "below a space" also catches non-ASCII.
+  const __m128i hit = _mm_or_si128(
+      _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+      _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(0x7f)), _mm_cmplt_epi8(v, _mm_set1_epi8(' '))));
+  return _mm_movemask_epi8(hit);
+}
+#endif
+
 // The end of the run of plainAscii characters starting at text[i]: 16 bytes a step where SSE2
 // is there, then 8, then one by one.
 std::size_t plainRunEnd(std::string_view text, std::size_t i) {
 #if defined(__SSE2__)
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  const __m128i del = _mm_set1_epi8(0x7f);
-  const __m128i space = _mm_set1_epi8(' ');
-  for (; i + 16 <= text.size(); i += 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(text.data() + i));
-    // Signed: bytes from 0x80 up are negative, so "below a space" also catches non-ASCII.
-    const __m128i hit =
-        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)),
-                     _mm_or_si128(_mm_cmpeq_epi8(v, del), _mm_cmplt_epi8(v, space)));
-    if (const int mask = _mm_movemask_epi8(hit))
+  for (; i + 16 <= text.size(); i += 16)
+    if (const int mask = notPlainMask(text.data() + i))
       return i + static_cast<std::size_t>(__builtin_ctz(static_cast<unsigned>(mask)));
-  }
 #endif
   for (uint64_t v; i + 8 <= text.size(); i += 8) {
     std::memcpy(&v, text.data() + i, 8);
@@ -109,6 +111,30 @@ std::size_t plainRunEnd(std::string_view text, std::size_t i) {
 }
 
 }  // namespace
+
+// A log line's values are mostly short (names, uids, a few words): whole blocks, the last one
+// overlapping the one before, so no string ends byte by byte unless it is under 8 bytes.
+bool isPlainJsonText(std::string_view text) {
+  const char* p = text.data();
+  const std::size_t n = text.size();
+#if defined(__SSE2__)
+  if (n >= 16) {
+    for (std::size_t i = 0; i + 16 < n; i += 16)
+      if (notPlainMask(p + i) != 0) return false;
+    return notPlainMask(p + n - 16) == 0;
+  }
+#endif
+  if (n >= 8) {
+    uint64_t first = 0;
+    uint64_t last = 0;
+    std::memcpy(&first, p, 8);
+    std::memcpy(&last, p + n - 8, 8);
+    return allPlain(first) && allPlain(last);
+  }
+  for (const char c : text)
+    if (!plainAscii(c)) return false;
+  return true;
+}
 
 void appendJsonString(std::string& out, std::string_view text) {
   out.push_back('"');

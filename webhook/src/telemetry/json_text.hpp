@@ -11,6 +11,10 @@ namespace gpua::telemetry {
 // invalid UTF-8 replaced by U+FFFD.
 void appendJsonString(std::string& out, std::string_view text);
 
+// True when appendJsonString writes `text` as it is between its quotes: printable ASCII without
+// '"' or '\\' (the runs it copies whole).
+bool isPlainJsonText(std::string_view text);
+
 // "2026-11-30T09:34:38.123456Z": RFC 3339, UTC, microseconds.
 std::string formatRfc3339Micros(std::chrono::system_clock::time_point t);
 

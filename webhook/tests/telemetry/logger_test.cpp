@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <thread>
 
 #include "support/eventually.hpp"
@@ -109,6 +110,25 @@ TEST(JsonText, EveryByteAtEveryPositionOfTwoBlocksMatchesTheReference) {
   }
 }
 
+// isPlainJsonText is exactly "appendJsonString writes it as it is": every byte value at every
+// position of every length up to three blocks (the SSE2 blocks, the overlapping last block, the
+// two 8-byte words, the bytes one by one).
+TEST(JsonText, IsPlainJsonTextForEveryByteAtEveryPositionOfEveryLength) {
+  for (std::size_t length = 0; length <= 48; ++length) {
+    std::string text(length, 'a');
+    EXPECT_TRUE(isPlainJsonText(text)) << length;
+    for (std::size_t at = 0; at < length; ++at) {
+      for (int b = 0; b < 256; ++b) {
+        text[at] = static_cast<char>(b);
+        const bool asItIs = escaped(text) == "\"" + text + "\"";
+        EXPECT_EQ(isPlainJsonText(text), asItIs)
+            << "length " << length << " byte " << b << " at " << at;
+      }
+      text[at] = 'a';
+    }
+  }
+}
+
 TEST(JsonText, Rfc3339UtcWithMicroseconds) {
   const system_clock::time_point t{seconds(1'764'495'278) + microseconds(123'456)};
   EXPECT_EQ(formatRfc3339Micros(t), "2025-11-30T09:34:38.123456Z");
@@ -131,6 +151,59 @@ TEST(JsonLogger, FormatsTypedFields) {
             R"("negative":-3,"ratio":0.25,"nan":null,"dry_run":true,)"
             R"("changes":["toleration nvidia.com/gpu","class \"training\""],"class":null})"
             "\n");
+}
+
+// A line with nothing to escape or cut is written in one piece (JsonLogger::appendLine's plain
+// path); one more field that needs escaping sends the same fields through the escaping path.
+// Both must give the same bytes for the fields they share.
+std::string plainAndEscapedLines(std::span<const LogField> fields, std::string& escaped) {
+  const system_clock::time_point t{seconds(1'764'495'278) + microseconds(123)};
+  std::vector<LogField> more(fields.begin(), fields.end());
+  more.push_back({"zz", "\x01"});
+  escaped = JsonLogger::formatLine(t, LogLevel::Info, "admission decision", more);
+  const std::string_view tail = R"(,"zz":"\u0001"})"
+                                "\n";
+  EXPECT_TRUE(escaped.ends_with(tail)) << escaped;
+  escaped.resize(escaped.size() - tail.size());
+  escaped += "}\n";
+  return JsonLogger::formatLine(t, LogLevel::Info, "admission decision", fields);
+}
+
+TEST(JsonLogger, APlainLineIsWhatTheEscapingPathWritesForEveryKindOfValue) {
+  const std::vector<std::string> none;
+  const std::vector<std::string> changes = {"node affinity pool a100", "", "priority class x"};
+  const std::vector<std::string> atTheCap(kMaxLogListItems, "c");
+  const std::vector<std::string> overTheCap(kMaxLogListItems + 1, "c");
+  const std::string atTheBound(kMaxLogValueBytes, 'v');
+  const std::string overTheBound(kMaxLogValueBytes + 1, 'v');
+  const std::string printable = [] {
+    std::string s;
+    for (char c = ' '; c < 0x7f; ++c) s += c;
+    return s;
+  }();
+  const std::vector<std::vector<LogField>> lines = {
+      {},
+      {{"path", "/mutate"}, {"uid", ""}, {"dryRun", false}, {"ok", true}, {"none", nullptr}},
+      {{"min", std::numeric_limits<int64_t>::min()},
+       {"max", std::numeric_limits<uint64_t>::max()},
+       {"zero", 0},
+       {"negative", -1L}},
+      {{"tiny", -2.2250738585072014e-308},
+       {"denormal", std::numeric_limits<double>::denorm_min()},
+       {"tenth", 0.1},
+       {"big", -1.7976931348623157e308},
+       {"nan", std::numeric_limits<double>::quiet_NaN()},
+       {"inf", std::numeric_limits<double>::infinity()}},
+      {{"changes", std::span<const std::string>(none)}, {"more", changes}},
+      {{"cap", atTheCap}, {"overCap", overTheCap}},
+      {{"bound", atTheBound}, {"overBound", overTheBound}},
+      {{"printable", printable}, {"del", "a\x7f"}, {"utf8", "gr\xC3\xBC\xC3\x9F"}},
+  };
+  for (const auto& fields : lines) {
+    std::string escaped;
+    const std::string plain = plainAndEscapedLines(fields, escaped);
+    EXPECT_EQ(plain, escaped);
+  }
 }
 
 // A field from a request is bounded: a 3 MB uid was logged verbatim.
