@@ -18,7 +18,6 @@
 #include <atomic>
 #include <map>
 #include <memory>
-#include <memory_resource>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -26,7 +25,7 @@
 #include <utility>
 
 #include "server/handler_memory.hpp"
-#include "server/request_body.hpp"
+#include "server/request_reader.hpp"
 #include "server/response_head.hpp"
 #include "server/unproven_connections.hpp"
 #include "text/ascii.hpp"
@@ -50,18 +49,6 @@ using Socket = tcp::socket::rebind_executor<Strand>::other;
 using DeadlineTimer =
     net::basic_waitable_timer<std::chrono::steady_clock,
                               net::wait_traits<std::chrono::steady_clock>, Strand>;
-
-// A request's header fields live in memory the connection keeps: Beast allocates each field on
-// its own, so a request cost one allocation per header line. The memory is reset for every
-// request; headers beyond it (the header limit allows kilobytes) spill to the heap and are
-// freed at the next request.
-using FieldsAllocator = std::pmr::polymorphic_allocator<char>;
-using RequestParser = http::request_parser<RequestBody, FieldsAllocator>;
-struct HeaderMemory {
-  static constexpr std::size_t kBytes = 1536;  // an apiserver's request: 7 fields, ~700 bytes
-  alignas(std::max_align_t) char buffer[kBytes];
-  std::pmr::monotonic_buffer_resource resource{buffer, kBytes};
-};
 
 class Session;
 
@@ -283,7 +270,6 @@ class Session : public std::enable_shared_from_this<Session> {
       if (ec) return self->closeNow();
       self->talking();
       self->stream_.emplace(std::move(self->socket_), *self->ctx_);
-      self->headerMemory_ = std::make_unique<HeaderMemory>();
       self->handshake();
     });
   }
@@ -341,12 +327,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void readHeader() {
     received_ = std::chrono::steady_clock::now();
-    parser_.reset();  // before its fields' memory is reused
-    headerMemory_->resource.release();
-    parser_.emplace(std::piecewise_construct, std::make_tuple(),
-                    std::make_tuple(FieldsAllocator(&headerMemory_->resource)));
-    parser_->get().body().swap(req_.body);  // the last small body's capacity
-    parser_->get().body().clear();          // and none of its bytes, whatever path it took
+    // The last small body's capacity, and none of its bytes, whatever path it took.
+    parser_.emplace(req_);
     parser_->body_limit(env_->options.maxBodyBytes);
     parser_->header_limit(static_cast<std::uint32_t>(env_->options.maxHeaderBytes));
     expiresAfter(env_->options.headerTimeout);
@@ -355,7 +337,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void parseHeader() {
     error_code ec;
-    if (parseBuffered(&RequestParser::is_header_done, ec)) {
+    if (parseBuffered(&RequestReader::is_header_done, ec)) {
       prove();
       return maybeContinue();
     }
@@ -369,7 +351,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // buffer holds up to `until`, as Beast's read does: true when `until` holds; false with `ec`
   // clear when the parser needs more bytes (then it must not see these bytes again before more
   // arrive: Beast's parser asserts that), or set on an error.
-  bool parseBuffered(bool (RequestParser::*until)() const, error_code& ec) {
+  bool parseBuffered(bool (RequestReader::*until)() const, error_code& ec) {
     while (!((*parser_).*until)()) {
       if (buffer_.size() == 0) return false;
       const std::size_t used = parser_->put(buffer_.data(), ec);
@@ -426,7 +408,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // announces: 8 requests that announced 8 MiB each and sent nothing reserved the whole 64 MiB,
   // and every other review got a 503 for as long as they stalled.
   bool chargeReceived() {
-    const std::size_t have = parser_->get().body().size();
+    const std::size_t have = req_.body.size();
     if (have <= kFreeBodyBytes + reserved_) return true;
     const std::size_t step = kBudgetStepBytes;
     const std::size_t want = (have - kFreeBodyBytes + step - 1) / step * step - reserved_;
@@ -442,6 +424,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // (kept, it would be memory the budget no longer counts).
   void dropRequest() {
     parser_.reset();
+    std::string().swap(req_.body);
     unreserve();
   }
 
@@ -457,8 +440,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // Clients such as curl send "Expect: 100-continue" for large bodies and wait for it. An
   // HTTP/1.0 client cannot read an interim answer: RFC 9110 10.1.1 says to ignore it there.
   void maybeContinue() {
-    const auto& head = parser_->get();
-    if (head.version() < 11 || !equalsIgnoreCase(head[http::field::expect], "100-continue"))
+    if (parser_->version() < 11 || !equalsIgnoreCase(parser_->expect(), "100-continue"))
       return readBody();
     continue_.emplace(http::status::continue_, 11);
     expiresAfter(env_->options.bodyTimeout);
@@ -477,7 +459,7 @@ class Session : public std::enable_shared_from_this<Session> {
   // What the buffer holds (at most a read buffer's worth, as one read brings), charged to the
   // budget as it arrives, then more.
   void parseBody() {
-    if (error_code ec; !parseBuffered(&RequestParser::is_done, ec) && ec)
+    if (error_code ec; !parseBuffered(&RequestReader::is_done, ec) && ec)
       return readFailed(ec, "body-timeout");
     if (!chargeReceived()) return refuseBusy();
     if (parser_->is_done()) return handle();
@@ -544,16 +526,10 @@ class Session : public std::enable_shared_from_this<Session> {
   // parser when it is small (kKeptBodyBytes), else released: a large upload's memory is not
   // kept by an idle connection.
   void handle() {
-    const auto& msg = parser_->get();
-    HttpRequest& req = req_;
-    req.method.assign(msg.method_string());
-    req.target.assign(msg.target());
+    HttpRequest& req = req_;  // method, target, content type and encoding, body: the reader's
     req.path.assign(pathOf(req.target));
-    req.contentType.assign(msg[http::field::content_type]);
-    req.contentEncoding.assign(msg[http::field::content_encoding]);
-    req.body.swap(parser_->get().body());
     req.received = received_;
-    const bool keepAlive = msg.keep_alive();
+    const bool keepAlive = parser_->keep_alive();
     if (env_->options.requireClientCert && !clientVerified_ &&
         !env_->exemptFromClientCert(req.path)) {
       env_->bad("client-cert-required");
@@ -682,9 +658,8 @@ class Session : public std::enable_shared_from_this<Session> {
   std::shared_ptr<const SessionEnv> env_;
   std::string source_;  // client IP, for the per-source connection count
   beast::flat_buffer buffer_;
-  std::unique_ptr<HeaderMemory> headerMemory_;    // with the TLS stream: for a client that talks
   std::unique_ptr<HandlerMemory> handlerMemory_;  // from the first request header on
-  std::optional<RequestParser> parser_;
+  std::optional<RequestReader> parser_;
   HttpRequest req_;  // the request being handled, reused (handle())
   std::optional<http::response<http::empty_body>> continue_;
   std::string head_;  // the response's status line and fields, reused

@@ -349,6 +349,20 @@ TEST_F(HttpServerTest, ABodySplitAcrossWritesIsReadWhole) {
   EXPECT_TRUE(badKinds().empty());
 }
 
+// "close" in any Connection field ends the connection after the response (RFC 9112 9.6): the
+// server read only the first Connection field and kept this one open.
+TEST_F(HttpServerTest, CloseInASecondConnectionFieldClosesTheConnection) {
+  start();
+  auto c = client();
+  c.writeRaw(
+      "POST /echo HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\nConnection: close\r\n"
+      "Content-Length: 2\r\n\r\nok");
+  const auto res = c.read();
+  EXPECT_EQ(res.body, "ok");
+  EXPECT_FALSE(res.keepAlive);
+  EXPECT_TRUE(c.closedByPeer());
+}
+
 TEST_F(HttpServerTest, SlowHeaderTimesOutWithoutBlockingOthers) {
   start();
   auto slow = client();
