@@ -18,6 +18,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "telemetry/metric_names.hpp"
@@ -128,18 +129,20 @@ class Family : public FamilyBase {
     checkArity(values.size());
     {
       std::shared_lock lock(mutex_);
-      if (auto it = series_.find(values); it != series_.end()) return *it->second;
+      if (Metric* m = indexed(values)) return *m;
       if (!caps_.empty()) {  // a value past its label's cap has a series already: the overflow's
         const auto capped = cappedValues(values);
-        if (auto it = series_.find(capped); it != series_.end()) return *it->second;
+        if (Metric* m = indexed(capped)) return *m;
       }
     }
     std::unique_lock lock(mutex_);
     const auto capped = admitValues(values);
     auto it = series_.find(capped);
-    if (it == series_.end())
+    if (it == series_.end()) {
       it =
           series_.emplace(std::vector<std::string>(capped.begin(), capped.end()), factory_()).first;
+      index_.emplace(hashOf(capped), it);
+    }
     return *it->second;
   }
   // At most `maxValues` distinct values of `label` get series of their own; later ones share
@@ -161,9 +164,15 @@ class Family : public FamilyBase {
   void remove(std::initializer_list<std::string_view> values) {
     checkArity(values.size());
     std::unique_lock lock(mutex_);
-    if (auto it = series_.find(std::span<const std::string_view>(values.begin(), values.size()));
-        it != series_.end())
-      series_.erase(it);
+    const std::span<const std::string_view> key(values.begin(), values.size());
+    const auto it = series_.find(key);
+    if (it == series_.end()) return;
+    for (auto [at, end] = index_.equal_range(hashOf(key)); at != end; ++at)
+      if (at->second == it) {
+        index_.erase(at);
+        break;
+      }
+    series_.erase(it);
   }
 
  protected:
@@ -195,9 +204,32 @@ class Family : public FamilyBase {
     return cappedValues(values);
   }
 
+  using Series = std::map<std::vector<std::string>, std::unique_ptr<Metric>, LabelValuesLess>;
+
+  // with() runs on every request: a series is found by the hash of its label values (the
+  // ordered map, kept for rendering in order, compares label by label, a memcmp each).
+  template <class Values>
+  static std::size_t hashOf(const Values& values) {
+    std::size_t h = values.size();
+    for (const std::string_view v : values)
+      h = h * 0x9E3779B97F4A7C15ULL + std::hash<std::string_view>{}(v);
+    return h;
+  }
+  // The series with exactly these values, or null (under either lock).
+  Metric* indexed(std::span<const std::string_view> values) const {
+    for (auto [at, end] = index_.equal_range(hashOf(values)); at != end; ++at) {
+      const auto& key = at->second->first;
+      if (std::equal(key.begin(), key.end(), values.begin(), values.end(),
+                     [](const std::string& a, std::string_view b) { return a == b; }))
+        return at->second->second.get();
+    }
+    return nullptr;
+  }
+
   std::function<std::unique_ptr<Metric>()> factory_;
   mutable std::shared_mutex mutex_;
-  std::map<std::vector<std::string>, std::unique_ptr<Metric>, LabelValuesLess> series_;
+  Series series_;
+  std::unordered_multimap<std::size_t, typename Series::iterator> index_;  // by hashOf(values)
   std::vector<LabelCap> caps_;
 };
 

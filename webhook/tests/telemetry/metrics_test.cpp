@@ -33,6 +33,23 @@ TEST(Metrics, CounterRendersHelpTypeAndLabelledSeries) {
   ASSERT_EQ(e.samples.size(), 2u);
 }
 
+// with() finds a series by its values exactly: values that join to the same text are other
+// series, a removed series is made anew, and every other series is still the one it was.
+TEST(Metrics, WithFindsExactlyItsSeriesAcrossRemovals) {
+  CounterFamily family("t_total", "test", {"a", "b"});
+  std::vector<std::pair<std::string, std::string>> keys;
+  for (const char* a : {"", "a", "ab", "abc", "b", "c", "bc"})
+    for (const char* b : {"", "a", "ab", "abc", "b", "c", "bc"}) keys.emplace_back(a, b);
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    family.with({keys[i].first, keys[i].second}).inc(static_cast<double>(i + 1));
+  for (std::size_t i = 0; i < keys.size(); i += 3) family.remove({keys[i].first, keys[i].second});
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    const double want = i % 3 == 0 ? 0 : static_cast<double>(i + 1);
+    EXPECT_EQ(family.with({keys[i].first, keys[i].second}).value(), want)
+        << keys[i].first << "/" << keys[i].second;
+  }
+}
+
 // 200,000 distinct namespaces from requests made 200,000 series, kept forever.
 TEST(Metrics, ACappedLabelSendsValuesPastItsCapToOneOverflowSeries) {
   Registry r;
