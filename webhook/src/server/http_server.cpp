@@ -684,18 +684,22 @@ struct HttpServer::State : std::enable_shared_from_this<HttpServer::State> {
   net::io_context& ioc;
   std::shared_ptr<TlsContextStore> tls;
   std::shared_ptr<SessionEnv> env;
+  Strand strand;  // the acceptor's and its timers'
   tcp::acceptor acceptor;
   net::steady_timer backoffTimer;
-  net::steady_timer housekeeping;
+  // By the strand's own type: a net::steady_timer's type-erased executor is copied to the heap
+  // for every wait, once a second for as long as the server runs.
+  DeadlineTimer housekeeping;
   std::chrono::milliseconds backoff{0};
 
   State(net::io_context& io, std::shared_ptr<TlsContextStore> t, std::shared_ptr<SessionEnv> e)
       : ioc(io),
         tls(std::move(t)),
         env(std::move(e)),
-        acceptor(net::make_strand(io)),
-        backoffTimer(acceptor.get_executor()),
-        housekeeping(acceptor.get_executor()) {}
+        strand(net::make_strand(io)),
+        acceptor(strand),
+        backoffTimer(strand),
+        housekeeping(strand) {}
 
   void accept() {
     acceptor.async_accept(net::make_strand(ioc),
