@@ -73,6 +73,10 @@ if [ "${SKIP_LOAD:-0}" != 1 ]; then
   results="$out/load.txt"
   : >"$results"
   loadavg_before="$(cut -d' ' -f1 /proc/loadavg)"
+  # CPU time the hypervisor gave to other guests (steal), and all CPU time, in ticks: on a shared
+  # host the load average can be low while the cores are not ours.
+  cpu_ticks() { awk '/^cpu /{print $9, $2+$3+$4+$5+$6+$7+$8+$9}' /proc/stat; }
+  ticks_before="$(cpu_ticks)"
   "$bin/gpua_load" --dump-body "$work/review.json"
 
   free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
@@ -188,7 +192,11 @@ PY
   reloads_after="$(curl -sk "https://127.0.0.1:$hook_port/metrics" | awk '/^gpu_admission_policy_reload[a-z_]*\{result="success"\}/ {print $2}')"
   echo "RESULT label=reloads count=$(python3 -c "print(int(float('${reloads_after:-0}')-float('${reloads_before:-0}')))")" >>"$results"
   stop "$hook_pid"; stop "$null_pid"
-  echo "RESULT label=loadavg before=$loadavg_before after=$(cut -d' ' -f1 /proc/loadavg)" >>"$results"
+  steal_pct="$(python3 -c "
+b, a = '$ticks_before'.split(), '$(cpu_ticks)'.split()
+total = int(a[1]) - int(b[1])
+print(f'{100 * (int(a[0]) - int(b[0])) / total:.1f}' if total > 0 else '0')")"
+  echo "RESULT label=loadavg before=$loadavg_before after=$(cut -d' ' -f1 /proc/loadavg) steal=$steal_pct" >>"$results"
 fi
 
 if [ "${SKIP_FLOOD:-0}" != 1 ]; then

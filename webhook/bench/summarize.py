@@ -183,6 +183,9 @@ def main(d):
     if la:
         print(f"\nMachine load average during the load runs: {la.get('before', 0):.2f} before, {la.get('after', 0):.2f} after "
               "(2 CPUs; above ~2, other processes competed for the cores)")
+        if "steal" in la:
+            print(f"CPU time stolen by the hypervisor during the load runs: {la['steal']:.1f}% "
+                  "(other guests on the host; above a few percent, wall-clock figures are noisy)")
     print("\nTargets")
     width = max((len(r[0]) for r in rows), default=10)
     for target, measured, met in rows:
