@@ -15,7 +15,7 @@
 # (closed-loop throughput). nginx and h2load are installed when missing.
 #
 # Environment: BUILD_DIR (default build/perf), SECONDS_PER_RUN (default 5), SERVER_CPU (1),
-# CLIENT_CPU (0), CONNS (16), SKIP_BUILD=1, SKIP_MICRO=1 (load only), SKIP_LOAD=1,
+# CLIENT_CPU (0), CONNS (16), MIXED_REQUESTS (1000000), SKIP_BUILD=1, SKIP_MICRO=1 (load only), SKIP_LOAD=1,
 # SKIP_FLOOD=1 (no p99-under-a-connection-flood run, webhook/bench/flood.sh), SKIP_CALLGRIND=1
 # (no instruction count, webhook/bench/profile-callgrind.sh),
 # LOG_LEVEL (gpu-admission's --log-level; default: its default, info).
@@ -191,7 +191,41 @@ PY
   sleep 0.3
   reloads_after="$(curl -sk "https://127.0.0.1:$hook_port/metrics" | awk '/^gpu_admission_policy_reload[a-z_]*\{result="success"\}/ {print $2}')"
   echo "RESULT label=reloads count=$(python3 -c "print(int(float('${reloads_after:-0}')-float('${reloads_before:-0}')))")" >>"$results"
-  stop "$hook_pid"; stop "$null_pid"
+  stop "$null_pid"
+
+  # Memory over 10^6 mixed requests (MIXED_REQUESTS): typical reviews at /mutate, small ones at
+  # /validate and the largest benchmark pod (218 KB) at /mutate, all at once, on the server that
+  # has run everything above; its RSS after the first tenth and at the end. Flat means what a
+  # large request takes (body, parse, response) is given back.
+  mixed_total="${MIXED_REQUESTS:-1000000}"
+  echo "== memory: $mixed_total mixed requests (typical /mutate, small /validate, large /mutate)"
+  "$bin/gpua_load" --pod small --dump-body "$work/small.json"
+  "$bin/gpua_load" --pod large --dump-body "$work/large.json"
+  mixed() {  # requests: 1% large on 2 connections, 10% small on 4, the rest typical on 10
+    local n="$1" large=$(($1 / 100)) small=$(($1 / 10)) url="https://127.0.0.1:$hook_port"
+    local h=(h2load --h1 -t 1 -m 1 -H 'Content-Type: application/json')
+    pin "$client_cpu" "${h[@]}" -c 2 -n "$large" -d "$work/large.json" "$url/mutate" >"$work/mixed-large.txt" 2>&1 &
+    local a=$!
+    pin "$client_cpu" "${h[@]}" -c 4 -n "$small" -d "$work/small.json" "$url/validate" >"$work/mixed-small.txt" 2>&1 &
+    local b=$!
+    pin "$client_cpu" "${h[@]}" -c 10 -n "$((n - large - small))" -d "$work/review.json" "$url/mutate" >"$work/mixed-typical.txt" 2>&1
+    wait "$a" "$b" || true
+    # Requests that did not succeed with a 2xx (a deny is a 200 with allowed: false).
+    cat "$work"/mixed-*.txt | python3 -c '
+import re, sys
+text = sys.stdin.read()
+done = sum(int(m.group(1)) for m in re.finditer(r"requests: \d+ total, \d+ started, \d+ done, (\d+) succeeded", text))
+ok = sum(int(m.group(1)) for m in re.finditer(r"status codes: (\d+) 2xx", text))
+print(int(sys.argv[1]) - min(done, ok))' "$n"
+  }
+  rss_kib() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status"; }
+  mixed_errors="$(mixed $((mixed_total / 10)))"
+  rss_warm="$(rss_kib "$hook_pid")"
+  mixed_errors=$((mixed_errors + $(mixed $((mixed_total - mixed_total / 10)))))
+  rss_end="$(rss_kib "$hook_pid")"
+  echo "RESULT label=rss-mixed requests=$mixed_total warm_kib=$rss_warm end_kib=$rss_end errors=$mixed_errors" |
+    tee -a "$results"
+  stop "$hook_pid"
   steal_pct="$(python3 -c "
 b, a = '$ticks_before'.split(), '$(cpu_ticks)'.split()
 total = int(a[1]) - int(b[1])

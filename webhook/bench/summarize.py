@@ -152,6 +152,12 @@ def main(d):
                       f"keep-alive {load.get(a.split('-')[0] + '-max', {}).get('rps', 0):.0f} req/s")
         peak = max((load[k].get("server_peak_rss_mib", 0) for k in load if k.startswith("webhook-")), default=0)
         rows.append(("peak RSS < 40 MiB serving shipped policies", f"{peak:.1f} MiB", 0 < peak < 40))
+        mx = load.get("rss-mixed")
+        if mx:
+            warm, end = mx["warm_kib"] / 1024, mx["end_kib"] / 1024
+            rows.append((f"RSS flat over {int(mx['requests']):,} mixed requests (218 KB pod included)",
+                         f"{warm:.1f} MiB after the first tenth, {end:.1f} MiB at the end, "
+                         f"{int(mx['errors'])} errors", end <= warm + 1.0 and mx["errors"] == 0))
         rl = load.get("webhook-reload")
         if rl:
             n_reloads = int(load.get("reloads", {}).get("count", 0))
