@@ -242,19 +242,25 @@ class Session : public std::enable_shared_from_this<Session> {
       if (self->awaitingHello_) return self->closeNow();
       const bool silent =
           self->handshaking_ && SSL_get_state(self->stream_->native_handle()) == TLS_ST_BEFORE;
-      if (silent || (self->idle_ && !self->draining())) self->lowest().cancel();
+      if (silent || (self->idle_ && !self->draining())) self->cancelRead();
     });
   }
 
   // From any thread: the server is draining; an idle connection re-arms its (shorter) wait.
   void drain() {
     net::post(executor_, [self = shared_from_this()] {
-      if (self->idle_) self->lowest().cancel();
+      if (self->idle_) self->cancelRead();
     });
   }
 
  private:
   Socket& lowest() { return beast::get_lowest_layer(*stream_); }
+  // The deadline may have closed the socket already (its read's completion still queued, the
+  // session still idle): cancelling a closed socket is an error, and here nothing to do.
+  void cancelRead() {
+    error_code ignored;
+    lowest().cancel(ignored);
+  }
   bool stopping() const { return stopping_ || env_->registry->stopping; }
   bool draining() const { return env_->registry->draining; }
 

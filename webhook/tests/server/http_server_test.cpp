@@ -395,6 +395,33 @@ TEST_F(HttpServerTest, IdleConnectionsOutliveTheHeaderTimeoutThenClose) {
   EXPECT_TRUE(badKinds().empty());  // an idle close is normal, not a bad request
 }
 
+// A stop reaches every live session right after an idle connection's deadline closed it: the
+// session, its read's completion not yet run, was still marked idle, and cancelling the closed
+// socket threw ("cancel: Bad file descriptor") out of the I/O thread and ended the process
+// (about one run in eight of IdleConnectionsOutliveTheHeaderTimeoutThenClose, whose teardown
+// stops the server as soon as the client sees the close). Servers of their own on the
+// fixture's I/O threads, each stopped the moment its idle connection is closed.
+TEST_F(HttpServerTest, AStopRightAfterAnIdleCloseEndsNothing) {
+  start();
+  auto tls = loadTlsContext({certs_->file("server.crt"), certs_->file("server.key"), ""});
+  ASSERT_TRUE(tls.context) << tls.error;
+  HttpServerOptions options = options_;
+  options.idleTimeout = 60ms;
+  for (int i = 0; i < 40; ++i) {
+    HttpServer server(ioc_, std::make_shared<TlsContextStore>(tls.context),
+                      [this](const HttpRequest& r) { return router_.route(r); }, options, {});
+    ASSERT_EQ(server.listen({"127.0.0.1", 0}), "");
+    server.start();
+    ClientOptions o;
+    o.caFile = certs_->file("ca.crt");
+    TlsTestClient c(server.port(), o);
+    EXPECT_EQ(c.request("GET", "/healthz").status, 200);
+    EXPECT_TRUE(c.closedByPeer());
+    server.stop();
+    for (int k = 0; k < 200 && server.openConnections() > 0; ++k) std::this_thread::sleep_for(5ms);
+  }
+}
+
 // The connection's deadline is one lazy timer (a later deadline leaves its wait armed): after an
 // idle spell has armed it for the far idle deadline, the next request's header timeout must
 // re-arm it earlier, not wait out the idle one.
