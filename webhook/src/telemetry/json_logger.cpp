@@ -75,7 +75,7 @@ bool plainValue(std::string_view s) {
 }
 
 char* put(char* w, std::string_view s) {
-  std::memcpy(w, s.data(), s.size());
+  if (!s.empty()) std::memcpy(w, s.data(), s.size());  // an empty view's data() may be null
   return w + s.size();
 }
 

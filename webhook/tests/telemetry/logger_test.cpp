@@ -183,7 +183,8 @@ TEST(JsonLogger, APlainLineIsWhatTheEscapingPathWritesForEveryKindOfValue) {
   }();
   const std::vector<std::vector<LogField>> lines = {
       {},
-      {{"path", "/mutate"}, {"uid", ""}, {"dryRun", false}, {"ok", true}, {"none", nullptr}},
+      {{"path", "/mutate"}, {"uid", ""}, {"dryRun", false}, {"ok", true}, {"none", nullptr},
+       {"null", std::string_view()}},  // an empty view whose data() is null (UBSan: memcpy)
       {{"min", std::numeric_limits<int64_t>::min()},
        {"max", std::numeric_limits<uint64_t>::max()},
        {"zero", 0},
