@@ -153,6 +153,9 @@ struct SessionEnv {
 
   // Runs the handlers of options.offloadPaths, so a slow one never holds an I/O thread.
   mutable std::optional<net::thread_pool> offload;
+  // Runs handlers' network waits (options.waitingThreads): apart from offload, so a scrape never
+  // queues behind a reservation waiting on the apiserver.
+  mutable std::optional<net::thread_pool> waiting;
 };
 
 // The read buffer holds at most one header section: Beast parses a chunked body's trailer
@@ -546,10 +549,15 @@ class Session : public std::enable_shared_from_this<Session> {
           keepAlive);
     }
     if (env_->offloaded(req.path)) {
-      handleOffloaded(req, keepAlive);
+      answerOffIoThread(*env_->offload, req, keepAlive, env_->handler);
       return releaseBody();
     }
     HttpResponse res = callHandler(req);
+    if (res.finishWaiting && env_->waiting) {
+      answerOffIoThread(*env_->waiting, req, keepAlive, std::move(res.finishWaiting));
+      return releaseBody();
+    }
+    res = guardedFinish(std::move(res), req);
     releaseBody();
     respond(std::move(res), keepAlive);
   }
@@ -559,27 +567,36 @@ class Session : public std::enable_shared_from_this<Session> {
     req_.body.clear();
   }
 
-  HttpResponse callHandler(const HttpRequest& req) const {
+  HttpResponse callHandler(const HttpRequest& req) const { return guarded(env_->handler, req); }
+
+  // A handler or a wait that throws answers 500; nothing escapes to an I/O or side thread.
+  HttpResponse guarded(const Handler& step, const HttpRequest& req) const {
     try {
-      return env_->handler(req);
+      return step(req);
     } catch (const std::exception& e) {
       if (env_->events.handlerError) env_->events.handlerError(req, e.what());
       return HttpResponse::text(500, "internal error", "internal-error");
     }
   }
 
-  // A /metrics scrape renders every series: on the side thread, so reviews on this I/O thread
-  // go on meanwhile. The answer comes back to the connection's strand; the session's reference
-  // travels with it, so the session never ends on the side thread.
-  void handleOffloaded(HttpRequest req, bool keepAlive) {
-    net::post(
-        *env_->offload, [self = shared_from_this(), req = std::move(req), keepAlive]() mutable {
-          HttpResponse res = self->callHandler(req);
-          auto executor = self->executor_;
-          net::post(executor, [self = std::move(self), res = std::move(res), keepAlive]() mutable {
-            self->respond(std::move(res), keepAlive);
-          });
-        });
+  HttpResponse guardedFinish(HttpResponse res, const HttpRequest& req) const {
+    while (res.finishWaiting) res = guarded(std::exchange(res.finishWaiting, {}), req);
+    return res;
+  }
+
+  // A /metrics scrape renders every series, a reservation waits on the apiserver: on a side
+  // thread, so this I/O thread goes on with handshakes and other requests. The request is a
+  // copy (the connection's own is reused). The answer comes back to the connection's strand;
+  // the session's reference travels with it, so the session never ends on the side thread.
+  void answerOffIoThread(net::thread_pool& pool, HttpRequest req, bool keepAlive, Handler step) {
+    net::post(pool, [self = shared_from_this(), req = std::move(req), keepAlive,
+                     step = std::move(step)]() mutable {
+      HttpResponse res = self->guardedFinish(self->guarded(step, req), req);
+      auto executor = self->executor_;
+      net::post(executor, [self = std::move(self), res = std::move(res), keepAlive]() mutable {
+        self->respond(std::move(res), keepAlive);
+      });
+    });
   }
 
   void respond(HttpResponse res, bool keepAlive) {
@@ -799,6 +816,7 @@ HttpServer::HttpServer(net::io_context& ioc, std::shared_ptr<TlsContextStore> tl
   env->events = std::move(events);
   env->registry = std::make_shared<Registry>();
   if (!options.offloadPaths.empty()) env->offload.emplace(1);
+  if (options.waitingThreads > 0) env->waiting.emplace(options.waitingThreads);
   state_ = std::make_shared<State>(ioc, std::move(tls), std::move(env));
 }
 

@@ -46,6 +46,9 @@ struct HttpServerOptions {
   // Requests to these paths are handled on one side thread, not on an I/O thread: a handler
   // that may be slow (a /metrics scrape renders every series) never delays the others.
   std::vector<std::string> offloadPaths;
+  // Threads that run handlers' network waits (HttpResponse::finishWaiting), each blocked at most
+  // for the wait's own deadline. 0: they run on the I/O thread (handlers that never wait).
+  unsigned waitingThreads = 0;
 };
 
 // Observers, called on I/O threads; each may be empty.

@@ -33,6 +33,11 @@ struct HttpResponse {
   std::vector<std::pair<std::string, std::string>> headers;  // extra headers, e.g. Allow
   // Not sent: a stable id of the problem for metrics ("unknown-path", "invalid-json"...).
   std::string errorKind;
+  // Set when the rest of the answer waits on another service (a quota reservation's apiserver
+  // round trips): the server calls it with the same request away from its I/O threads and sends
+  // what it returns instead of this response, so TLS handshakes, probes and other requests never
+  // queue behind a network wait.
+  std::function<HttpResponse(const HttpRequest&)> finishWaiting;
 
   // A plain-text one-line error, the shape every 4xx/5xx of the server uses.
   static HttpResponse text(int status, std::string message, std::string errorKind = {}) {
@@ -47,6 +52,16 @@ struct HttpResponse {
 };
 
 using Handler = std::function<HttpResponse(const HttpRequest&)>;
+
+// The answer once every finishWaiting step has run, here and now: for callers that may wait
+// (tests, a thread that is not an I/O thread).
+inline HttpResponse finished(HttpResponse response, const HttpRequest& request) {
+  while (response.finishWaiting) {
+    const auto rest = std::exchange(response.finishWaiting, {});
+    response = rest(request);
+  }
+  return response;
+}
 
 // Strips "?query" from a request target.
 inline std::string_view pathOf(std::string_view target) {

@@ -82,10 +82,19 @@ ReservationOutcome QuotaReserver::unavailable(const engine::UsageSnapshot& usage
   return out;
 }
 
-ReservationOutcome QuotaReserver::reserve(const engine::UsageSnapshot& usage,
-                                          admission::ReviewResult first, const ReviewFn& review) {
+ReservationOutcome QuotaReserver::reserve(
+    const engine::UsageSnapshot& usage, admission::ReviewResult first, const ReviewFn& review,
+    std::optional<std::chrono::steady_clock::time_point> since) {
   ReservationOutcome out;
-  const auto deadline = settings_.steadyNow() + settings_.budget;
+  const auto start = settings_.steadyNow();
+  const auto deadline = since.value_or(start) + settings_.budget;
+  if (start >= deadline) {
+    const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(start - *since);
+    return unavailable(usage, review, std::move(out),
+                       "waited " + std::to_string(waited.count()) + " ms of a " +
+                           std::to_string(settings_.budget.count()) +
+                           " ms budget before a reservation could start");
+  }
   const std::string uid = first.decision->quotaCharge->podUid;
   auto book = cached();
   for (;;) {

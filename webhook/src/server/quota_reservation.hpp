@@ -65,9 +65,11 @@ class QuotaReserver {
   QuotaReserver(std::shared_ptr<engine::ReservationStore> store, ReservationSettings settings);
 
   // `first` is the review against `usage` alone (needsReservation(first) is true); `review`
-  // judges the same request against another snapshot.
-  ReservationOutcome reserve(const engine::UsageSnapshot& usage, admission::ReviewResult first,
-                             const ReviewFn& review);
+  // judges the same request against another snapshot. The budget counts from `since` (when the
+  // request arrived, so time spent waiting for a thread counts too), else from now.
+  ReservationOutcome reserve(
+      const engine::UsageSnapshot& usage, admission::ReviewResult first, const ReviewFn& review,
+      std::optional<std::chrono::steady_clock::time_point> since = std::nullopt);
 
   const engine::ReservationStore& store() const { return *store_; }
 

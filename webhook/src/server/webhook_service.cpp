@@ -117,9 +117,29 @@ HttpResponse WebhookService::admit(const HttpRequest& request, admission::Endpoi
   else
     admission::review(request.body, endpoint, *policy, *usage, *supply_.get(policy), result);
   if (deps_.reserver && needsReservation(result, endpoint))
-    reserve(request, endpoint, policy, *usage, result);
-  record(request, result, *policy, endpoint);
+    return reserveThenAnswer(endpoint, policy, usage, std::move(result));
+  return answer(request, endpoint, *policy, result);
+}
 
+// The reservation waits on the apiserver: the server runs it away from its I/O threads.
+HttpResponse WebhookService::reserveThenAnswer(admission::Endpoint endpoint,
+                                               std::shared_ptr<const policy::PolicySet> policy,
+                                               std::shared_ptr<const engine::UsageSnapshot> usage,
+                                               admission::ReviewResult first) {
+  HttpResponse waiting;
+  waiting.finishWaiting = [this, endpoint, policy = std::move(policy), usage = std::move(usage),
+                           first = std::make_shared<admission::ReviewResult>(std::move(first))](
+                              const HttpRequest& request) {
+    reserve(request, endpoint, policy, *usage, *first);
+    return answer(request, endpoint, *policy, *first);
+  };
+  return waiting;
+}
+
+HttpResponse WebhookService::answer(const HttpRequest& request, admission::Endpoint endpoint,
+                                    const policy::PolicySet& policy,
+                                    admission::ReviewResult& result) {
+  record(request, result, policy, endpoint);
   // The body goes to the response without a copy (record() is done with it): a typical response
   // is kilobytes of base64 patch. The result takes the connection's spare buffer in exchange, so
   // the next review writes into memory already there.
@@ -141,7 +161,7 @@ void WebhookService::reserve(const HttpRequest& request, admission::Endpoint end
                ? admission::review(request.body, endpoint, *policy, u, deps_.decide)
                : admission::review(request.body, endpoint, *policy, u, *supply_.get(policy));
   };
-  auto outcome = deps_.reserver->reserve(usage, std::move(result), again);
+  auto outcome = deps_.reserver->reserve(usage, std::move(result), again, request.received);
   auto& m = *deps_.metrics;
   m.reservations.with({resultName(outcome.result)}).inc();
   m.reservationRoundTrips.inc(outcome.roundTrips);

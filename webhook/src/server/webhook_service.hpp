@@ -54,6 +54,8 @@ class WebhookService {
   // POST /mutate, /validate, /admit; GET /healthz, /readyz, /metrics.
   Router router();
 
+  // A pod that must reserve quota comes back with HttpResponse::finishWaiting set: the
+  // reservation's apiserver round trips are left to a thread that may wait.
   HttpResponse admit(const HttpRequest& request, admission::Endpoint endpoint);
   HttpResponse healthz(const HttpRequest& request);
   HttpResponse readyz(const HttpRequest& request);
@@ -64,6 +66,13 @@ class WebhookService {
 
  private:
   std::shared_ptr<const engine::UsageSnapshot> usageSnapshot() const;
+  // An answer whose reservation is still to be made: HttpResponse::finishWaiting.
+  HttpResponse reserveThenAnswer(admission::Endpoint endpoint,
+                                 std::shared_ptr<const policy::PolicySet> policy,
+                                 std::shared_ptr<const engine::UsageSnapshot> usage,
+                                 admission::ReviewResult first);
+  HttpResponse answer(const HttpRequest& request, admission::Endpoint endpoint,
+                      const policy::PolicySet& policy, admission::ReviewResult& result);
   // Re-judges an admitted pod a quota governs with the replicas' reservations, and reserves.
   void reserve(const HttpRequest& request, admission::Endpoint endpoint,
                const std::shared_ptr<const policy::PolicySet>& policy,

@@ -3,6 +3,7 @@
 // the team's budget is denied, one that fits is admitted and patched, a watch event changes the
 // outcome, and a broken API past the grace period makes the fail-closed policy deny for
 // quota-unavailable while every other rule keeps working.
+#include <atomic>
 #include <regex>
 #include <thread>
 
@@ -234,6 +235,37 @@ TEST_F(E2eQuotaTest, AForbiddenPodListKeepsAFailClosedReplicaUnready) {
   const auto r = readyz();
   EXPECT_EQ(r.status, 503) << "failClosed: documented as unready until the first sync";
   EXPECT_NE(r.body.find("cluster state not synced"), std::string::npos) << r.body;
+}
+
+// A governed admission's reservation waits on the apiserver (the reservation ConfigMap's GET and
+// PUT). It waited on an I/O thread: in a burst both threads of a replica were in apiserver round
+// trips, new connections' TLS handshakes waited behind them, and haproxy's 500 ms health check
+// took the replica out (live suite, QuotaReservations: it answered 5 of 200 calls). With one I/O
+// thread and the apiserver answering ConfigMaps 1.5 s late, a probe is answered while the
+// reservation still waits.
+TEST_F(E2eQuotaTest, AReservationWaitingOnTheApiserverHoldsNoIoThread) {
+  start({"--kubeconfig", kubeconfig(), "--threads", "1", "--reservation-namespace", "gpu-admission",
+         "--quota-reservation-timeout", "8s"},
+        policyDir(kQuotaPolicy));
+  ASSERT_TRUE(eventually([this] { return readyz().status == 200; }, 10s)) << server_->out();
+  api_.setConfigMapDelay(1500ms);
+  std::atomic<bool> governedAnswered{false};
+  Answer reserved;
+  std::thread governed([&] {
+    reserved = answerOf(post("/validate", reviewOf(kOneMigSlice)));
+    governedAnswered = true;
+  });
+  const bool waiting = eventually([this] { return api_.count("/configmaps") > 0; }, 5s);
+  const auto probe = client().request("GET", "/healthz");
+  const bool answeredMeanwhile = !governedAnswered;
+  governed.join();
+  ASSERT_TRUE(waiting) << "the reservation never reached the apiserver\n" << server_->out();
+  EXPECT_EQ(probe.status, 200);
+  EXPECT_TRUE(answeredMeanwhile) << "the probe waited for the reservation's apiserver calls";
+  EXPECT_TRUE(reserved.allowed) << reserved.raw;
+  EXPECT_EQ(api_.count("POST /api/v1/namespaces/gpu-admission/configmaps"), 1) << server_->out();
+  EXPECT_NE(metrics().find("gpu_admission_quota_reservations_total{result=\"reserved\"} 1"),
+            std::string::npos);
 }
 
 TEST_F(E2eQuotaTest, FixedUsageFromKubectlJsonFiles) {

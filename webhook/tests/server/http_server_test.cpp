@@ -540,6 +540,69 @@ TEST_F(HttpServerTest, AnOffloadedHandlerNeverHoldsAnIoThread) {
   EXPECT_EQ(rendered, "others were served meanwhile\n");
 }
 
+// A handler whose answer waits on another service (a quota reservation's apiserver round trips)
+// returns the wait as finishWaiting: with one I/O thread, a new connection's handshake and its
+// request are served while the wait goes on; a wait that throws answers 500. Without waiting
+// threads, the wait runs in place and the answer is the same.
+TEST_F(HttpServerTest, AWaitingAnswerNeverHoldsAnIoThread) {
+  ioThreads_ = 1;
+  options_.waitingThreads = 2;
+  std::promise<void> waiting, othersServed;
+  router_.add("POST", "/reserve",
+              [&waiting, served = othersServed.get_future().share()](const HttpRequest&) {
+                HttpResponse first = HttpResponse::text(200, "not sent");
+                first.finishWaiting = [&waiting, served](const HttpRequest& r) {
+                  waiting.set_value();
+                  const bool ok = served.wait_for(10s) == std::future_status::ready;
+                  return HttpResponse::text(
+                      200,
+                      (ok ? "others were served meanwhile: " : "held the I/O thread: ") + r.body);
+                };
+                return first;
+              });
+  router_.add("POST", "/reserve-fails", [](const HttpRequest&) {
+    HttpResponse first;
+    first.finishWaiting = [](const HttpRequest&) -> HttpResponse {
+      throw std::runtime_error("apiserver gone");
+    };
+    return first;
+  });
+  start();
+  gpua::testing::ClientResponse reserved;
+  std::thread governed([&] { reserved = client().request("POST", "/reserve", "pod-a"); });
+  ASSERT_EQ(waiting.get_future().wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(client().request("GET", "/healthz").status, 200);
+  othersServed.set_value();
+  governed.join();
+  EXPECT_EQ(reserved.status, 200);
+  EXPECT_EQ(reserved.body, "others were served meanwhile: pod-a\n");
+  auto kept = client();
+  EXPECT_EQ(kept.request("POST", "/reserve-fails", "x").status, 500);
+  EXPECT_EQ(kept.request("POST", "/echo", "still open").body, "still open")
+      << "the connection goes on after a failed wait";
+  EXPECT_EQ(handlerErrors_.load(), 1);
+}
+
+TEST_F(HttpServerTest, WithoutWaitingThreadsAWaitRunsInPlace) {
+  router_.add("POST", "/reserve", [](const HttpRequest&) {
+    HttpResponse first = HttpResponse::text(200, "not sent");
+    first.finishWaiting = [](const HttpRequest& r) {
+      HttpResponse second;
+      second.finishWaiting = [](const HttpRequest& q) {
+        return HttpResponse::text(201, "reserved " + q.body);
+      };
+      return r.body == "twice" ? second : HttpResponse::text(200, "once");
+    };
+    return first;
+  });
+  start();
+  auto c = client();
+  EXPECT_EQ(c.request("POST", "/reserve", "once").body, "once\n");
+  const auto twice = c.request("POST", "/reserve", "twice");
+  EXPECT_EQ(twice.status, 201);
+  EXPECT_EQ(twice.body, "reserved twice\n");
+}
+
 // Bodies being read share one budget, charged for the bytes received: announcing a body
 // reserves nothing (8 stalled uploads announcing 8 MiB each held the whole 64 MiB), a request
 // whose bytes do not fit gets a 503, and the budget comes back when requests finish.

@@ -7,6 +7,7 @@
 
 #include <deque>
 #include <functional>
+#include <optional>
 
 #include "policy/loader.hpp"
 
@@ -116,7 +117,8 @@ class QuotaReserverTest : public ::testing::Test {
   }
 
   // What WebhookService does: review against the watch's usage, then reserve when needed.
-  ReservationOutcome admit(QuotaReserver& reserver, const std::string& body) {
+  ReservationOutcome admit(QuotaReserver& reserver, const std::string& body,
+                           std::optional<steady_clock::time_point> since = std::nullopt) {
     const auto reviewWith = [&](const engine::UsageSnapshot& u) {
       return admission::review(body, admission::Endpoint::Validate, *policy_, u);
     };
@@ -126,7 +128,7 @@ class QuotaReserverTest : public ::testing::Test {
       none.review = std::move(first);
       return none;
     }
-    return reserver.reserve(usage_, std::move(first), reviewWith);
+    return reserver.reserve(usage_, std::move(first), reviewWith, since);
   }
 
   std::shared_ptr<const policy::PolicySet> policy_;
@@ -213,6 +215,25 @@ TEST_F(QuotaReserverTest, ConflictsPastTheDeadlineFollowQuotaUnavailable) {
   EXPECT_NE(out.review.body.find("GPU quota not checked: quota reservations unavailable"),
             std::string::npos)
       << out.review.body;
+}
+
+// The budget counts from the request's arrival: a reservation that waited for a free thread
+// past it calls nothing (the apiserver has given up on the answer, or soon will) and follows
+// quotaUnavailable; one that waited less keeps the rest of its budget.
+TEST_F(QuotaReserverTest, TheBudgetCountsFromTheRequestsArrival) {
+  QuotaReserver reserver(store_, settings_);
+  const auto arrived = now_;
+  now_ += milliseconds(3'000);
+  const auto late = admit(reserver, podReview("r1", "uid-1"), arrived);
+  EXPECT_EQ(late.result, Result::Unavailable);
+  EXPECT_EQ(late.roundTrips, 0);
+  EXPECT_NE(late.error.find("waited 3000 ms of a 3000 ms budget before a reservation could start"),
+            std::string::npos)
+      << late.error;
+  ASSERT_TRUE(late.review.decision.has_value());
+  EXPECT_TRUE(late.review.decision->allowed()) << "failOpen";
+  EXPECT_EQ(admit(reserver, podReview("r2", "uid-2"), now_ - milliseconds(2'999)).result,
+            Result::Reserved);
 }
 
 TEST_F(QuotaReserverTest, AStoreFailureDeniesWhenTheQuotaFailsClosed) {

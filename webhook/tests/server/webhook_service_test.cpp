@@ -270,16 +270,23 @@ TEST_F(WebhookServiceTest, ValidateReservesGovernedPodsAndCountsIt) {
     body.insert(body.find(R"("labels":)"), R"("uid":"pod-)" + uid + R"(",)");
     return body;
   };
-  // /mutate never reserves (the pod has no uid yet); /validate does, once.
-  s.admit(post("/mutate", withUid("a")), admission::Endpoint::Mutate);
+  // /mutate never reserves (the pod has no uid yet); /validate does, once, in the answer's
+  // finishWaiting step: the server runs that where waiting on the store holds no I/O thread.
+  const auto mutate = s.admit(post("/mutate", withUid("a")), admission::Endpoint::Mutate);
+  EXPECT_FALSE(mutate.finishWaiting);
   EXPECT_EQ(store->reads + store->writes, 0);
-  auto res = s.admit(post("/validate", withUid("a")), admission::Endpoint::Validate);
+  const auto validateA = post("/validate", withUid("a"));
+  auto res = s.admit(validateA, admission::Endpoint::Validate);
+  ASSERT_TRUE(res.finishWaiting);
+  EXPECT_EQ(store->reads + store->writes, 0) << "nothing reserved before the waiting step";
+  res = finished(std::move(res), validateA);
   EXPECT_NE(res.body.find("\"allowed\":true"), std::string::npos) << res.body;
   ASSERT_EQ(store->entries.size(), 1u);
   EXPECT_EQ(store->entries[0].podUid, "pod-a");
   EXPECT_EQ(store->entries[0].pod, "ml/p");
   // The quota (1 GPU) is now reserved: a second pod the watch's usage would admit is denied.
-  res = s.admit(post("/validate", withUid("b")), admission::Endpoint::Validate);
+  const auto validateB = post("/validate", withUid("b"));
+  res = finished(s.admit(validateB, admission::Endpoint::Validate), validateB);
   EXPECT_NE(res.body.find("\"allowed\":false"), std::string::npos) << res.body;
   const auto text = registry_.render();
   EXPECT_NE(text.find("gpu_admission_quota_reservations_total{result=\"reserved\"} 1"),

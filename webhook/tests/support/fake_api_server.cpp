@@ -151,6 +151,7 @@ class FakeApiServer::Impl {
   std::string token;
   bool reachable = true;
   std::map<std::string, bool> forbidden;
+  std::chrono::milliseconds configMapDelay{0};
   std::vector<std::string> log;
   int watches = 0;
 
@@ -203,6 +204,7 @@ class FakeApiServer::Impl {
       int code = 200;
       std::string body;
       bool watch = false;
+      std::chrono::milliseconds delay{0};
       uint64_t fromRv = 0;
       WatchStart start;
       {
@@ -217,6 +219,7 @@ class FakeApiServer::Impl {
           body = status(401, "Unauthorized", "Unauthorized");
         } else if (path.find("/configmaps") != std::string::npos) {
           body = configMapRequest(std::string(req.method_string()), path, req.body(), code);
+          delay = configMapDelay;
         } else if (path != "/api/v1/pods" && path != "/api/v1/namespaces" &&
                    path != "/api/v1/nodes") {
           code = 404;
@@ -243,6 +246,10 @@ class FakeApiServer::Impl {
       if (watch) {
         co_await serveWatch(stream, resource, fromRv, query, start);
         co_return;
+      }
+      if (delay.count() > 0) {
+        asio::steady_timer timer(stream.get_executor(), delay);
+        co_await timer.async_wait(asio::redirect_error(use_awaitable, ec));
       }
       http::response<http::string_body> res{static_cast<http::status>(code), 11};
       res.set(http::field::content_type, "application/json");
@@ -551,6 +558,11 @@ void FakeApiServer::setReachable(bool reachable) {
 void FakeApiServer::setForbidden(const std::string& resource, bool forbidden) {
   std::lock_guard lock(impl_->mu);
   impl_->forbidden[resource] = forbidden;
+}
+
+void FakeApiServer::setConfigMapDelay(std::chrono::milliseconds delay) {
+  std::lock_guard lock(impl_->mu);
+  impl_->configMapDelay = delay;
 }
 
 std::vector<std::string> FakeApiServer::requests() const {

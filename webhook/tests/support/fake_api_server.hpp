@@ -5,6 +5,7 @@
 // dropped connections; and GET, PUT and POST of ConfigMaps with resourceVersion conflicts.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -54,6 +55,9 @@ class FakeApiServer {
   void setReachable(bool reachable);
   void setForbidden(const std::string& resource,
                     bool forbidden);  // 403 for "pods"/"namespaces"/"nodes"
+  // Every ConfigMap request waits this long before its answer (an apiserver busy with a burst);
+  // other requests and watches go on meanwhile.
+  void setConfigMapDelay(std::chrono::milliseconds delay);
 
   // Request log: "GET /api/v1/pods?limit=2 token=abc", "PUT /api/v1/namespaces/... token=".
   std::vector<std::string> requests() const;
