@@ -144,6 +144,10 @@ func nativeDifferential(t *testing.T, compiled map[string]bool) {
 			cases[i].both = dryRun(t, cases[i].pod, cases[i].ns.name)
 		}
 	}
+	// The requests say what kubectl says, on a pod of each kind of answer.
+	for _, c := range answerSamples(cases) {
+		dryRunMatchesKubectl(t, mustJSON(c.pod), c.ns.name)
+	}
 	// (2) only the compiled policies: the webhook configurations removed.
 	withoutWebhooks(t, func() {
 		nativePriority(t)
@@ -188,6 +192,24 @@ func nativeDifferential(t *testing.T, compiled map[string]bool) {
 	}
 }
 
+// answerSamples: the first case with both the webhook and the compiled policies admitting it
+// without a warning, with a warning, and denying it, and the first refused before admission.
+func answerSamples(cases []nativeCase) []nativeCase {
+	var out []nativeCase
+	seen := map[string]bool{}
+	for _, c := range cases {
+		kind := "refused before admission"
+		if c.skip == "" {
+			kind = fmt.Sprintf("allowed %v, warned %v", c.both.allowed, len(c.both.warnings) > 0)
+		}
+		if !seen[kind] {
+			seen[kind] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 func verdict(o nativeOutcome) string {
 	if o.allowed {
 		return "allowed"
@@ -203,7 +225,7 @@ func mustJSON(v any) string {
 // reviewCase records the pod as the apiserver passes it to admission and what the webhook's
 // engine (review, the apiserver's twin) finds in it, every violation with its rule.
 func reviewCase(t *testing.T, c *nativeCase, nodes, pods, nss string) {
-	raw := kubectl(mustJSON(c.pod), "-n", "nb-raw", "create", "--dry-run=server", "-o", "json", "-f", "-")
+	raw := createDryRun(t, mustJSON(c.pod), "nb-raw")
 	if raw.Err != nil {
 		c.skip = "refused before admission: " + firstLine(raw.Stderr)
 		return
@@ -228,7 +250,7 @@ func reviewCase(t *testing.T, c *nativeCase, nodes, pods, nss string) {
 var warningLine = regexp.MustCompile(`(?m)^Warning: (.*)$`)
 
 func dryRun(t *testing.T, pod map[string]any, ns string) nativeOutcome {
-	r := kubectl(mustJSON(pod), "-n", ns, "create", "--dry-run=server", "-o", "json", "-f", "-")
+	r := createDryRun(t, mustJSON(pod), ns)
 	o := nativeOutcome{allowed: r.Err == nil, stderr: r.Stderr}
 	for _, m := range warningLine.FindAllStringSubmatch(r.Stderr, -1) {
 		o.warnings = append(o.warnings, m[1])

@@ -215,7 +215,7 @@ func twinOne(t *testing.T, file string, pod map[string]any, ns, mode, labels, no
 	allowed []*regexp.Regexp) twinRow {
 	row := twinRow{file: file, mode: mode}
 	doc, _ := json.Marshal(pod)
-	raw := kubectl(string(doc), "-n", "twin-raw", "create", "--dry-run=server", "-o", "json", "-f", "-")
+	raw := createDryRun(t, string(doc), "twin-raw")
 	if raw.Err != nil {
 		// Refused before any webhook ran: the apiserver's own validation; nothing to compare.
 		row.review, row.apiserver, row.note = "-", "invalid", firstLine(raw.Stderr)
