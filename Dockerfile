@@ -1,7 +1,7 @@
 # gpu-admission container image (docs/install.md: building where a registry can be pulled from).
 #
 #   docker build --build-arg GPUA_REVISION="$(git rev-parse --short=12 HEAD)" \
-#     -t registry.example.com/gpu-admission:0.4.0 .
+#     -t registry.example.com/gpu-admission:0.5.0 .
 #
 # Build stage: the project's own CMake build on Debian 12, binary only (no tests, no benchmarks).
 # Runtime stage: debian:12-slim plus exactly the shared libraries the binary links. deploy/tests

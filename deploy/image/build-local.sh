@@ -41,7 +41,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-# "gpu-admission 0.4.0 (revision 3fd31b0dcc20)"
+# "gpu-admission 0.5.0 (revision 3fd31b0dcc20)"
 version="$("$bin" version | awk '{print $2}')"
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+ ]] || die "$bin version printed '$("$bin" version)', not a version"
 ref="localhost/gpu-admission:$version"
