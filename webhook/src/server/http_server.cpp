@@ -820,7 +820,16 @@ HttpServer::HttpServer(net::io_context& ioc, std::shared_ptr<TlsContextStore> tl
   state_ = std::make_shared<State>(ioc, std::move(tls), std::move(env));
 }
 
-HttpServer::~HttpServer() = default;
+// A side thread runs handlers that use what the server's owner destroys after it (the webhook
+// service, its reserver): none may run past this point. A running one finishes (a reservation
+// within its budget); queued ones are dropped with their connections.
+HttpServer::~HttpServer() {
+  for (auto* pool : {&state_->env->offload, &state_->env->waiting}) {
+    if (!*pool) continue;
+    (*pool)->stop();
+    (*pool)->join();
+  }
+}
 
 std::string HttpServer::listen(const ListenAddress& address) {
   const std::string where = address.host + ":" + std::to_string(address.port);

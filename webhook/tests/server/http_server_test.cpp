@@ -583,6 +583,34 @@ TEST_F(HttpServerTest, AWaitingAnswerNeverHoldsAnIoThread) {
   EXPECT_EQ(handlerErrors_.load(), 1);
 }
 
+// What a wait uses (the webhook service, its reserver) is destroyed after the server: no wait
+// may run past the server's destructor. It returned at once, leaving a reservation's wait
+// running on a side thread into a destroyed service.
+TEST_F(HttpServerTest, NoWaitOutlivesTheServer) {
+  options_.waitingThreads = 1;
+  std::promise<void> waiting;
+  std::atomic<bool> waitEnded{false};
+  router_.add("POST", "/reserve", [&](const HttpRequest&) {
+    HttpResponse first;
+    first.finishWaiting = [&](const HttpRequest&) {
+      waiting.set_value();
+      std::this_thread::sleep_for(300ms);  // an apiserver round trip
+      waitEnded = true;
+      return HttpResponse::text(200, "reserved");
+    };
+    return first;
+  });
+  start();
+  std::string answer;
+  std::thread governed([&] { answer = client().request("POST", "/reserve", "pod").body; });
+  ASSERT_EQ(waiting.get_future().wait_for(10s), std::future_status::ready);
+  server_->stop();  // as `serve` ends: stop, drain, then destroy
+  server_.reset();
+  EXPECT_TRUE(waitEnded) << "the server's destructor returned while a wait still ran";
+  governed.join();  // the wait's answer still reaches the client: the I/O threads run
+  EXPECT_EQ(answer, "reserved\n");
+}
+
 TEST_F(HttpServerTest, WithoutWaitingThreadsAWaitRunsInPlace) {
   router_.add("POST", "/reserve", [](const HttpRequest&) {
     HttpResponse first = HttpResponse::text(200, "not sent");
