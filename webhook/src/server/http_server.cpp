@@ -553,11 +553,13 @@ class Session : public std::enable_shared_from_this<Session> {
       return releaseBody();
     }
     HttpResponse res = callHandler(req);
-    if (res.finishWaiting && env_->waiting) {
-      answerOffIoThread(*env_->waiting, req, keepAlive, std::move(res.finishWaiting));
-      return releaseBody();
+    if (res.finishWaiting) {
+      if (env_->waiting) {
+        answerOffIoThread(*env_->waiting, req, keepAlive, std::move(res.finishWaiting));
+        return releaseBody();
+      }
+      res = guardedFinish(std::move(res), req);
     }
-    res = guardedFinish(std::move(res), req);
     releaseBody();
     respond(std::move(res), keepAlive);
   }
@@ -579,9 +581,10 @@ class Session : public std::enable_shared_from_this<Session> {
     }
   }
 
+  // The response's finishWaiting steps (finished()), a throwing one answering 500.
   HttpResponse guardedFinish(HttpResponse res, const HttpRequest& req) const {
-    while (res.finishWaiting) res = guarded(std::exchange(res.finishWaiting, {}), req);
-    return res;
+    if (!res.finishWaiting) return res;
+    return guarded([&res](const HttpRequest& r) { return finished(std::move(res), r); }, req);
   }
 
   // A /metrics scrape renders every series, a reservation waits on the apiserver: on a side

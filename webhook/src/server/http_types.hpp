@@ -54,7 +54,7 @@ struct HttpResponse {
 using Handler = std::function<HttpResponse(const HttpRequest&)>;
 
 // The answer once every finishWaiting step has run, here and now: for callers that may wait
-// (tests, a thread that is not an I/O thread).
+// (the server's side threads, tests).
 inline HttpResponse finished(HttpResponse response, const HttpRequest& request) {
   while (response.finishWaiting) {
     const auto rest = std::exchange(response.finishWaiting, {});

@@ -88,7 +88,7 @@ ReservationOutcome QuotaReserver::reserve(
   ReservationOutcome out;
   const auto start = settings_.steadyNow();
   const auto deadline = since.value_or(start) + settings_.budget;
-  if (start >= deadline) {
+  if (since && start >= deadline) {
     const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(start - *since);
     return unavailable(usage, review, std::move(out),
                        "waited " + std::to_string(waited.count()) + " ms of a " +
